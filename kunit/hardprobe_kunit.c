@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites over the hardprobe probes: one suite per feature, one case
+ * per probe; each case runs the probe and checks that what it observed
+ * agrees with what the kernel's configuration promises.
+ *
+ * In a tree with the drop-in (make intree):
+ *	./tools/testing/kunit/kunit.py run --kunitconfig=drivers/misc/hardprobe
+ * On a kernel with KUnit: insmod hardprobe.ko; insmod hardprobe_kunit.ko
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/test.h>
+#include <linux/module.h>
+
+#include "../module/hardprobe.h"
+
+/* Next probe of @feature after @prev, for KUNIT_CASE_PARAM. */
+static const void *hp_kunit_next(const char *feature, const void *prev,
+				 char *desc)
+{
+	unsigned int i, n = hardprobe_probe_count();
+	bool seen = !prev;
+
+	for (i = 0; i < n; i++) {
+		const struct hp_probe *p = hardprobe_probe_at(i);
+
+		if (!seen) {
+			seen = p == prev;
+			continue;
+		}
+		if (strcmp(p->feature, feature))
+			continue;
+		strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+		return p;
+	}
+	return NULL;
+}
+
+static void probe_matches_config(struct kunit *test)
+{
+	const struct hp_probe *p = test->param_value;
+	const struct hp_feature *f = hardprobe_feature(p->feature);
+	struct hp_layers l;
+	struct hp_result r;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	if (p->kind != HP_SAFE)
+		kunit_skip(test, "%s probe: the selftests run it from a child process",
+			   hp_kind_name(p->kind));
+	KUNIT_ASSERT_EQ(test, hardprobe_run_probe(p, &r), 0);
+	hardprobe_feature_layers(f, &l);
+	kunit_info(test, "%s: %s: %s\n", p->name, hp_outcome_name(r.outcome),
+		   r.evidence);
+
+	switch (r.outcome) {
+	case HP_PROTECTED:
+		return;
+	case HP_VULNERABLE:
+		if (r.known_gap)
+			kunit_skip(test, "XFAIL known gap: %s", r.evidence);
+		if (!l.configured)
+			kunit_skip(test, "not configured: %s (observed vulnerable)",
+				   f->symbol);
+		KUNIT_FAIL(test, "%s is configured but the probe got through: %s",
+			   f->symbol, r.evidence);
+		return;
+	case HP_INCONCLUSIVE:
+		kunit_skip(test, "inconclusive: %s", r.evidence);
+		return;
+	case HP_UNSUPPORTED:
+	case HP_NOT_RUN:
+		kunit_skip(test, "%s: %s", hp_outcome_name(r.outcome), r.evidence);
+		return;
+	default:
+		KUNIT_FAIL(test, "probe error: %s", r.evidence);
+	}
+}
+
+#define HP_KUNIT_SUITE(feat)						\
+static const void *hp_kunit_gen_##feat(const void *prev, char *desc)	\
+{									\
+	return hp_kunit_next(#feat, prev, desc);			\
+}									\
+static struct kunit_case hp_kunit_cases_##feat[] = {			\
+	KUNIT_CASE_PARAM(probe_matches_config, hp_kunit_gen_##feat),		\
+	{}								\
+};									\
+static struct kunit_suite hp_kunit_suite_##feat = {			\
+	.name = "hardprobe_" #feat,					\
+	.test_cases = hp_kunit_cases_##feat,				\
+}
+
+HP_KUNIT_SUITE(stack_init);
+HP_KUNIT_SUITE(zero_call_regs);
+HP_KUNIT_SUITE(kcfi);
+
+kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_zero_call_regs,
+		  &hp_kunit_suite_kcfi);
+
+MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
+MODULE_LICENSE("GPL");

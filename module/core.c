@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe core: the registry of families, running probes, the fatal-probe
+ * bookkeeping, debugfs and module parameters.
+ *
+ * Safe probes run one at a time under hp_lock. A fatal probe cannot hold the
+ * lock across its trigger (a catch kills the calling task inside the
+ * trigger, and a dead task never unlocks), so it records itself as "in
+ * flight" under the lock, prints a unique marker, drops the lock and fires.
+ * If it returns, it records what it saw; if the task died, the next report
+ * looks for the probe's signature in the kernel log after the marker.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kmsg_dump.h>
+#include <linux/sched/clock.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "hardprobe.h"
+
+#define HP_NAME_MAX	64
+#define HP_OUT_SIZE	(128 * 1024)
+
+static int allow_fatal;
+module_param(allow_fatal, int, 0600);
+MODULE_PARM_DESC(allow_fatal,
+		 "0: safe probes only (default); 1: also probes that oops the caller; 2: also probes that panic the kernel");
+
+static char *run_at_load;
+module_param_named(run, run_at_load, charp, 0400);
+MODULE_PARM_DESC(run, "probe or feature to run at load (one probe per boot isolation)");
+
+static bool autorun;
+module_param(autorun, bool, 0400);
+MODULE_PARM_DESC(autorun, "print the KTAP of the safe probes to the kernel log at load");
+
+static char *target = "host";
+module_param(target, charp, 0400);
+MODULE_PARM_DESC(target, "name of the bench target, copied into the JSON report");
+
+static const struct hp_family *const hp_families[] = {
+	&hp_family_stackinit,
+	&hp_family_regs,
+	&hp_family_cfi,
+};
+
+static DEFINE_MUTEX(hp_lock);
+static u64 hp_seq;
+
+/* Fatal-probe state, one slot per probe, guarded by hp_lock. */
+struct hp_fatal_state {
+	u64 seq;		/* marker of the last attempt, 0: never run */
+	bool in_flight;
+	struct hp_result res;
+};
+
+static struct hp_fatal_state *hp_fatal;
+static unsigned int hp_nr_probes, hp_nr_features;
+static char hp_last[HP_NAME_MAX + HP_EVIDENCE_LEN + 32];
+static struct dentry *hp_dir;
+
+static const char *const hp_outcome_names[HP_OUTCOME_MAX] = {
+	[HP_NOT_RUN] = "not_run",
+	[HP_PROTECTED] = "protected",
+	[HP_VULNERABLE] = "vulnerable",
+	[HP_UNSUPPORTED] = "unsupported",
+	[HP_INCONCLUSIVE] = "inconclusive",
+	[HP_ERROR] = "error",
+};
+
+const char *hp_outcome_name(enum hp_outcome o)
+{
+	return o < HP_OUTCOME_MAX ? hp_outcome_names[o] : "error";
+}
+EXPORT_SYMBOL_GPL(hp_outcome_name);
+
+const char *hp_kind_name(enum hp_kind k)
+{
+	switch (k) {
+	case HP_SAFE:
+		return "safe";
+	case HP_FATAL:
+		return "fatal";
+	case HP_PANIC:
+		return "panic";
+	}
+	return "?";
+}
+EXPORT_SYMBOL_GPL(hp_kind_name);
+
+void hp_set(struct hp_result *r, enum hp_outcome o, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->outcome = o;
+	va_start(ap, fmt);
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	va_end(ap);
+}
+
+void hp_layer(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * hp_log_find() - search the kernel log after a marker line
+ * @marker: text of the line that starts the search (exclusive), or NULL
+ *	to search the whole log
+ * @needle: text to find in a later line
+ * @line: where to copy the matching line (may be NULL)
+ * @len: size of @line
+ *
+ * Return: true if a line after the last line holding @marker holds @needle;
+ * @line then holds the first such line.
+ */
+bool hp_log_find(const char *marker, const char *needle, char *line,
+		 size_t len)
+{
+	struct kmsg_dump_iter iter;
+	bool after = !marker, found = false;
+	size_t n;
+	char *buf;
+
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return false;
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, buf, 1023, &n)) {
+		buf[n] = '\0';
+		if (marker && strstr(buf, marker)) {
+			after = true;
+			found = false;
+			continue;
+		}
+		if (after && !found && strstr(buf, needle)) {
+			found = true;
+			if (line)
+				strscpy(line, strim(buf), len);
+		}
+	}
+	kfree(buf);
+	return found;
+}
+
+/* Read a small text file (procfs, sysctl) into @buf; returns length or -errno. */
+ssize_t hp_read_file(const char *path, char *buf, size_t len)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, len - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	strim(buf);
+	return n;
+}
+
+static bool hp_sysctl_set(const char *path)
+{
+	char buf[16];
+
+	return hp_read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "0");
+}
+
+static const struct hp_probe *hp_probe_index(unsigned int i)
+{
+	unsigned int f;
+
+	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
+		if (i < hp_families[f]->nr_probes)
+			return &hp_families[f]->probes[i];
+		i -= hp_families[f]->nr_probes;
+	}
+	return NULL;
+}
+
+static const struct hp_feature *hp_feature_index(unsigned int i)
+{
+	unsigned int f;
+
+	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
+		if (i < hp_families[f]->nr_features)
+			return &hp_families[f]->features[i];
+		i -= hp_families[f]->nr_features;
+	}
+	return NULL;
+}
+
+unsigned int hardprobe_probe_count(void)
+{
+	return hp_nr_probes;
+}
+EXPORT_SYMBOL_GPL(hardprobe_probe_count);
+
+const struct hp_probe *hardprobe_probe_at(unsigned int i)
+{
+	return hp_probe_index(i);
+}
+EXPORT_SYMBOL_GPL(hardprobe_probe_at);
+
+const struct hp_feature *hardprobe_feature(const char *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < hp_nr_features; i++)
+		if (!strcmp(hp_feature_index(i)->id, id))
+			return hp_feature_index(i);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(hardprobe_feature);
+
+void hardprobe_feature_layers(const struct hp_feature *f, struct hp_layers *l)
+{
+	memset(l, 0, sizeof(*l));
+	f->layers(l);
+}
+EXPORT_SYMBOL_GPL(hardprobe_feature_layers);
+
+/* Run a safe probe under the lock and time it. */
+static void hp_run_safe(const struct hp_probe *p, struct hp_result *r)
+{
+	u64 t0;
+
+	memset(r, 0, sizeof(*r));
+	mutex_lock(&hp_lock);
+	t0 = local_clock();
+	p->run(r);
+	r->ns = local_clock() - t0;
+	mutex_unlock(&hp_lock);
+}
+
+/**
+ * hardprobe_run_probe() - run one safe probe
+ * @p: the probe
+ * @r: its result
+ *
+ * Return: 0, or -EPERM for a probe that is not safe (those run through
+ * debugfs "run" with allow_fatal, never from KUnit).
+ */
+int hardprobe_run_probe(const struct hp_probe *p, struct hp_result *r)
+{
+	if (p->kind != HP_SAFE)
+		return -EPERM;
+	hp_run_safe(p, r);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(hardprobe_run_probe);
+
+static const char *hp_fatal_refusal(const struct hp_probe *p)
+{
+	bool panics;
+
+	if (p->kind == HP_PANIC && allow_fatal < 2)
+		return "it panics the kernel on success: needs allow_fatal=2 (one probe per boot)";
+	if (!allow_fatal)
+		return "fatal probes need allow_fatal=1";
+	panics = hp_sysctl_set("/proc/sys/kernel/panic_on_oops") ||
+		 hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
+	if (panics && allow_fatal < 2)
+		return "panic_on_oops or panic_on_warn is set, so a catch would panic: needs allow_fatal=2";
+	return NULL;
+}
+
+/* Fire a fatal probe; returns only if the kernel did not stop it. */
+static int hp_run_fatal(const struct hp_probe *p, int slot)
+{
+	struct hp_fatal_state *st = &hp_fatal[slot];
+	struct hp_result r = {};
+	const char *why;
+	u64 seq, t0;
+
+	why = hp_fatal_refusal(p);
+	if (why) {
+		pr_notice_ratelimited("refused %s: %s\n", p->name, why);
+		return -EPERM;
+	}
+	mutex_lock(&hp_lock);
+	seq = ++hp_seq;
+	st->seq = seq;
+	st->in_flight = true;
+	mutex_unlock(&hp_lock);
+
+	pr_info("begin %s #%llu\n", p->name, seq);
+	t0 = local_clock();
+	p->run(&r);
+	r.ns = local_clock() - t0;
+
+	mutex_lock(&hp_lock);
+	if (st->seq == seq) {
+		st->res = r;
+		st->in_flight = false;
+	}
+	mutex_unlock(&hp_lock);
+	pr_info("result %s %s: %s\n", p->name, hp_outcome_name(r.outcome),
+		r.evidence);
+	return 0;
+}
+
+/* The recorded state of a fatal probe, judged from the log if it never returned. */
+static void hp_fatal_result(const struct hp_probe *p, int slot,
+			    struct hp_result *r)
+{
+	struct hp_fatal_state st;
+	char marker[HP_NAME_MAX + 32];
+
+	mutex_lock(&hp_lock);
+	st = hp_fatal[slot];
+	mutex_unlock(&hp_lock);
+
+	memset(r, 0, sizeof(*r));
+	if (!st.seq) {
+		hp_set(r, HP_NOT_RUN, "%s probe not run: %s", hp_kind_name(p->kind),
+		       p->kind == HP_PANIC ? "needs allow_fatal=2, one per boot" :
+		       "needs allow_fatal=1 and a write to run");
+		return;
+	}
+	if (!st.in_flight) {
+		*r = st.res;
+		return;
+	}
+	snprintf(marker, sizeof(marker), "begin %s #%llu", p->name, st.seq);
+	if (hp_log_find(marker, p->signature, r->evidence, sizeof(r->evidence)))
+		r->outcome = HP_PROTECTED;
+	else
+		hp_set(r, HP_ERROR,
+		       "probe did not return and the log after its marker has no '%s'",
+		       p->signature);
+}
+
+/* Run every probe (safe ones now, fatal ones from their record) into @run. */
+static struct hp_run *hp_run_all(void)
+{
+	struct hp_run *run;
+	unsigned int i, pi = 0, fi;
+
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return NULL;
+	run->features = kcalloc(hp_nr_features, sizeof(*run->features), GFP_KERNEL);
+	run->probes = kcalloc(hp_nr_probes, sizeof(*run->probes), GFP_KERNEL);
+	if (!run->features || !run->probes)
+		goto fail;
+	run->nr_features = hp_nr_features;
+	run->nr_probes = hp_nr_probes;
+
+	for (fi = 0; fi < hp_nr_features; fi++) {
+		struct hp_feature_result *fr = &run->features[fi];
+
+		fr->feature = hp_feature_index(fi);
+		hardprobe_feature_layers(fr->feature, &fr->layers);
+		if (fr->feature->unavailable)
+			fr->unavailable = fr->feature->unavailable();
+		fr->first = pi;
+		for (i = 0; i < hp_nr_probes; i++) {
+			const struct hp_probe *p = hp_probe_index(i);
+			struct hp_probe_result *pr = &run->probes[pi];
+
+			if (strcmp(p->feature, fr->feature->id))
+				continue;
+			pr->probe = p;
+			if (p->kind == HP_SAFE)
+				hp_run_safe(p, &pr->res);
+			else
+				hp_fatal_result(p, i, &pr->res);
+			pi++;
+			fr->count++;
+		}
+		fr->outcome = HP_NOT_RUN;
+		for (i = fr->first; i < fr->first + fr->count; i++) {
+			static const u8 rank[HP_OUTCOME_MAX] = {
+				[HP_NOT_RUN] = 0, [HP_UNSUPPORTED] = 1,
+				[HP_PROTECTED] = 2, [HP_INCONCLUSIVE] = 3,
+				[HP_VULNERABLE] = 4, [HP_ERROR] = 5,
+			};
+			const struct hp_result *res = &run->probes[i].res;
+			enum hp_outcome o = res->outcome;
+
+			/* a documented gap is shown by its probe, not failed */
+			if (o == HP_VULNERABLE && res->known_gap)
+				continue;
+			if (o < HP_OUTCOME_MAX && rank[o] > rank[fr->outcome])
+				fr->outcome = o;
+		}
+	}
+	return run;
+fail:
+	kfree(run->features);
+	kfree(run->probes);
+	kfree(run);
+	return NULL;
+}
+
+static void hp_run_free(struct hp_run *run)
+{
+	if (!run)
+		return;
+	kfree(run->features);
+	kfree(run->probes);
+	kfree(run);
+}
+
+/* debugfs: report, ktap, json render one fresh run into a private buffer */
+struct hp_out {
+	size_t len;
+	char buf[];
+};
+
+static int hp_render_open(struct inode *inode, struct file *file)
+{
+	void (*render)(struct seq_buf *s, const struct hp_run *run) = inode->i_private;
+	struct hp_run *run;
+	struct hp_out *out;
+	struct seq_buf s;
+
+	out = kvmalloc(sizeof(*out) + HP_OUT_SIZE, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	run = hp_run_all();
+	if (!run) {
+		kvfree(out);
+		return -ENOMEM;
+	}
+	seq_buf_init(&s, out->buf, HP_OUT_SIZE);
+	render(&s, run);
+	hp_run_free(run);
+	if (seq_buf_has_overflowed(&s)) {
+		kvfree(out);
+		return -EOVERFLOW;
+	}
+	out->len = seq_buf_used(&s);
+	file->private_data = out;
+	return 0;
+}
+
+static ssize_t hp_render_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct hp_out *out = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, out->buf, out->len);
+}
+
+static int hp_render_release(struct inode *inode, struct file *file)
+{
+	kvfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations hp_render_fops = {
+	.owner = THIS_MODULE,
+	.open = hp_render_open,
+	.read = hp_render_read,
+	.release = hp_render_release,
+	.llseek = default_llseek,
+};
+
+static int hp_probes_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < hp_nr_probes; i++) {
+		const struct hp_probe *p = hp_probe_index(i);
+		const struct hp_feature *f = hardprobe_feature(p->feature);
+		struct hp_layers l;
+
+		hardprobe_feature_layers(f, &l);
+		seq_printf(m, "%s %s %s %s %s\n", p->name, p->feature,
+			   hp_kind_name(p->kind), l.configured ? "y" : "n",
+			   p->signature ?: "-");
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hp_probes);
+
+static bool hp_valid_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum(*s) && *s != '_' && *s != '.' && *s != '-')
+			return false;
+	return true;
+}
+
+/* Run a probe, or every probe of a feature, by name; records hp_last. */
+static int hp_run_name(const char *name)
+{
+	unsigned int i;
+	int ret = -EINVAL;
+
+	if (!hp_valid_name(name))
+		return -EINVAL;
+	for (i = 0; i < hp_nr_probes; i++) {
+		const struct hp_probe *p = hp_probe_index(i);
+		struct hp_result r;
+		int err;
+
+		if (strcmp(p->name, name) && strcmp(p->feature, name))
+			continue;
+		if (p->kind != HP_SAFE) {
+			err = hp_run_fatal(p, i);
+			if (err)
+				return err;
+			hp_fatal_result(p, i, &r);
+		} else {
+			hp_run_safe(p, &r);
+			pr_info("result %s %s: %s\n", p->name,
+				hp_outcome_name(r.outcome), r.evidence);
+		}
+		mutex_lock(&hp_lock);
+		snprintf(hp_last, sizeof(hp_last), "%s %s %s\n", p->name,
+			 hp_outcome_name(r.outcome), r.evidence);
+		mutex_unlock(&hp_lock);
+		ret = 0;
+	}
+	return ret;
+}
+
+static ssize_t hp_run_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char name[HP_NAME_MAX];
+	int err;
+
+	if (count == 0 || count >= sizeof(name))
+		return -EINVAL;
+	if (copy_from_user(name, ubuf, count))
+		return -EFAULT;
+	name[count] = '\0';
+	if (count && name[count - 1] == '\n')
+		name[count - 1] = '\0';
+	err = hp_run_name(name);
+	return err ? err : count;
+}
+
+static ssize_t hp_run_read(struct file *file, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	char buf[sizeof(hp_last)];
+
+	mutex_lock(&hp_lock);
+	strscpy(buf, hp_last, sizeof(buf));
+	mutex_unlock(&hp_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, strlen(buf));
+}
+
+static const struct file_operations hp_run_fops = {
+	.owner = THIS_MODULE,
+	.read = hp_run_read,
+	.write = hp_run_write,
+	.llseek = default_llseek,
+};
+
+/* autorun: KTAP to the kernel log, one line per printk */
+static void hp_autorun(void)
+{
+	struct hp_run *run = hp_run_all();
+	struct seq_buf s;
+	char *buf, *line, *next;
+
+	buf = kvmalloc(HP_OUT_SIZE, GFP_KERNEL);
+	if (!buf || !run) {
+		pr_err("autorun: out of memory\n");
+		goto out;
+	}
+	seq_buf_init(&s, buf, HP_OUT_SIZE);
+	hp_render_ktap(&s, run);
+	seq_buf_str(&s);
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		pr_info("%s\n", line);
+	}
+out:
+	kvfree(buf);
+	hp_run_free(run);
+}
+
+static int __init hardprobe_init(void)
+{
+	unsigned int f;
+
+	if (run_at_load && !hp_valid_name(run_at_load)) {
+		pr_err("run=%s: not a probe or feature name\n", run_at_load);
+		return -EINVAL;
+	}
+	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
+		hp_nr_probes += hp_families[f]->nr_probes;
+		hp_nr_features += hp_families[f]->nr_features;
+	}
+	hp_fatal = kcalloc(hp_nr_probes, sizeof(*hp_fatal), GFP_KERNEL);
+	if (!hp_fatal)
+		return -ENOMEM;
+
+	hp_dir = debugfs_create_dir("hardprobe", NULL);
+	debugfs_create_file("probes", 0400, hp_dir, NULL, &hp_probes_fops);
+	debugfs_create_file("report", 0400, hp_dir, hp_render_text, &hp_render_fops);
+	debugfs_create_file("ktap", 0400, hp_dir, hp_render_ktap, &hp_render_fops);
+	debugfs_create_file("json", 0400, hp_dir, hp_render_json, &hp_render_fops);
+	debugfs_create_file("run", 0600, hp_dir, NULL, &hp_run_fops);
+	pr_info("loaded: %u probes of %u features (target %s)\n", hp_nr_probes,
+		hp_nr_features, target);
+
+	if (run_at_load) {
+		int err = hp_run_name(run_at_load);
+
+		if (err)
+			pr_err("run=%s: %d\n", run_at_load, err);
+	}
+	if (autorun)
+		hp_autorun();
+	return 0;
+}
+
+static void __exit hardprobe_exit(void)
+{
+	debugfs_remove_recursive(hp_dir);
+	kfree(hp_fatal);
+}
+
+module_init(hardprobe_init);
+module_exit(hardprobe_exit);
+
+const char *hardprobe_target(void)
+{
+	return target;
+}
+
+MODULE_DESCRIPTION("hardprobe: prove at run time which hardening features protect this kernel");
+MODULE_LICENSE("GPL");
+MODULE_INFO(test, "Y");

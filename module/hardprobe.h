@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hardprobe: prove at run time which hardening features protect this kernel.
+ *
+ * A feature is one protection (stack_init, kcfi, ...); a probe is one
+ * experiment on it (stack_init.struct_padding). Every probe is one record in
+ * its family file's table; the core only lists the families.
+ */
+#ifndef _HARDPROBE_H
+#define _HARDPROBE_H
+
+#include <linux/types.h>
+
+#define HP_EVIDENCE_LEN	256
+#define HP_LAYER_LEN	160
+
+/* The outcome vocabulary, used by every renderer, test and script. */
+enum hp_outcome {
+	HP_NOT_RUN = 0,
+	HP_PROTECTED,
+	HP_VULNERABLE,
+	HP_UNSUPPORTED,
+	HP_INCONCLUSIVE,
+	HP_ERROR,
+	HP_OUTCOME_MAX,
+};
+
+enum hp_kind {
+	HP_SAFE,	/* the kernel keeps running; the probe judges itself */
+	HP_FATAL,	/* a catch oopses the caller: needs allow_fatal=1 */
+	HP_PANIC,	/* a catch panics the kernel: one probe per boot */
+};
+
+/* What a probe observed. */
+struct hp_result {
+	enum hp_outcome outcome;
+	bool known_gap;		/* a documented hole, reported but not failed */
+	char evidence[HP_EVIDENCE_LEN];
+	u64 ns;
+};
+
+/* The evidence layers of a feature, filled from the running kernel. */
+struct hp_layers {
+	bool configured;
+	char configured_txt[HP_LAYER_LEN];
+	char built[HP_LAYER_LEN];
+	char active[HP_LAYER_LEN];
+};
+
+struct hp_feature {
+	const char *id;
+	/* the Kconfig symbol whose absence makes "vulnerable" expected */
+	const char *symbol;
+	/* why the feature cannot be configured on this kernel, if so */
+	const char *(*unavailable)(void);
+	void (*layers)(struct hp_layers *l);
+};
+
+struct hp_probe {
+	const char *name;
+	const char *feature;
+	enum hp_kind kind;
+	/* kernel-log text that proves a catch, for fatal probes */
+	const char *signature;
+	void (*run)(struct hp_result *r);
+};
+
+struct hp_family {
+	const char *name;
+	const struct hp_feature *features;
+	unsigned int nr_features;
+	const struct hp_probe *probes;
+	unsigned int nr_probes;
+};
+
+#define HP_FAMILY(fam, feats, probes_) {			\
+	.name = fam,						\
+	.features = feats,					\
+	.nr_features = ARRAY_SIZE(feats),			\
+	.probes = probes_,					\
+	.nr_probes = ARRAY_SIZE(probes_),			\
+}
+
+extern const struct hp_family hp_family_stackinit;
+extern const struct hp_family hp_family_regs;
+extern const struct hp_family hp_family_cfi;
+
+/* helpers for probes (core.c) */
+__printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
+			   const char *fmt, ...);
+__printf(3, 4) void hp_layer(char *buf, size_t len, const char *fmt, ...);
+bool hp_log_find(const char *marker, const char *needle, char *line,
+		 size_t len);
+ssize_t hp_read_file(const char *path, char *buf, size_t len);
+const char *hardprobe_target(void);
+
+/* The result of one run of a feature and its probes. */
+struct hp_feature_result {
+	const struct hp_feature *feature;
+	struct hp_layers layers;
+	enum hp_outcome outcome;
+	const char *unavailable;
+	unsigned int first, count;	/* slice of hp_run.probes */
+};
+
+struct hp_probe_result {
+	const struct hp_probe *probe;
+	struct hp_result res;
+};
+
+struct hp_run {
+	unsigned int nr_features, nr_probes;
+	struct hp_feature_result *features;
+	struct hp_probe_result *probes;
+};
+
+/* KTAP line for one feature, per the expectation rules of the design */
+enum hp_ktap { HP_KTAP_OK, HP_KTAP_NOT_OK, HP_KTAP_SKIP, HP_KTAP_ERROR };
+
+enum hp_ktap hp_expect(enum hp_outcome o, bool known_gap, bool configured);
+const char *hp_outcome_name(enum hp_outcome o);
+const char *hp_kind_name(enum hp_kind k);
+
+struct seq_buf;
+void hp_render_text(struct seq_buf *s, const struct hp_run *run);
+void hp_render_ktap(struct seq_buf *s, const struct hp_run *run);
+void hp_render_json(struct seq_buf *s, const struct hp_run *run);
+
+/* Exported to hardprobe_kunit.ko */
+unsigned int hardprobe_probe_count(void);
+const struct hp_probe *hardprobe_probe_at(unsigned int i);
+const struct hp_feature *hardprobe_feature(const char *id);
+int hardprobe_run_probe(const struct hp_probe *p, struct hp_result *r);
+void hardprobe_feature_layers(const struct hp_feature *f, struct hp_layers *l);
+
+#endif /* _HARDPROBE_H */

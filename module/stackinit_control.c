@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe stack_init positive control: the same leaves as stackinit.c,
+ * built with -ftrivial-auto-var-init=uninitialized (see Kbuild), so that
+ * their variables must show the fill when nothing initializes them.
+ */
+#include "stackinit_leaves.h"
+
+HP_SI_LEAVES(hp_si_ctl)

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""hardprobe bench: split a guest console log into results/<target>/ files.
+
+usage: collect.py collect RESULTS_DIR TARGET
+       collect.py panic-probes CONSOLE_LOG      (names of probes that panic)
+"""
+import json
+import os
+import re
+import sys
+
+FRAME = re.compile(r"^----- hardprobe:file (\S+) -----$")
+END = "----- hardprobe:end {} -----"
+
+
+def frames(text):
+    """{name: content} of every framed file in a console log."""
+    out, name, buf = {}, None, []
+    for line in text.replace("\r", "").splitlines():
+        if name is None:
+            m = FRAME.match(line.strip())
+            if m:
+                name, buf = m.group(1), []
+        elif line.strip() == END.format(name):
+            out[name] = "\n".join(buf) + "\n"
+            name = None
+        else:
+            buf.append(line)
+    return out
+
+
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
+def probe_table(files):
+    """[(name, feature, kind, configured, signature)] from the probes file."""
+    rows = []
+    for line in files.get("probes.txt", "").splitlines():
+        parts = line.split(None, 4)
+        if len(parts) == 5:
+            rows.append(tuple(parts))
+    return rows
+
+
+def judge_panic(log, probe, signature):
+    """Outcome of a one-probe guest, from the log after its marker."""
+    text = log.replace("\r", "")
+    start = text.find("hardprobe: one-probe guest: " + probe)
+    if start < 0:
+        return "error", "the guest never reached the probe"
+    after = text[start:]
+    for line in after.splitlines():
+        if signature != "-" and signature in line:
+            return "protected", line.strip()
+    if "hardprobe: survived " + probe in after:
+        return "vulnerable", "the probe returned: nothing stopped it"
+    if "TIMEOUT" in after:
+        return "timeout", "the guest hung and was killed"
+    return "error", "the guest stopped without the signature"
+
+
+def collect(rdir, target):
+    log = read(os.path.join(rdir, "console.log"))
+    files = frames(log)
+    for name, content in files.items():
+        with open(os.path.join(rdir, name), "w") as f:
+            f.write(content)
+    ok = "===== hardprobe:end" in log
+    problems = []
+    if not ok:
+        why = "TIMEOUT" if "TIMEOUT after" in log else "the guest stopped early"
+        problems.append(f"{target}: {why}; partial results kept in {rdir}")
+
+    # panicking probes, each judged from its own guest's log
+    panic = []
+    for name, feature, kind, conf, sig in probe_table(files):
+        if kind != "panic":
+            continue
+        path = os.path.join(rdir, f"console-{name}.log")
+        outcome, ev = judge_panic(read(path), name, sig) if os.path.exists(path) \
+            else ("error", "no guest log")
+        panic.append({"probe": name, "feature": feature, "outcome": outcome,
+                      "evidence": ev})
+    if "report.json" in files:
+        try:
+            data = json.loads(files["report.json"])
+            data["panic_probes"] = panic
+            info = os.path.join(rdir, "build-info.txt")
+            if os.path.exists(info):
+                kv = dict(l.split(": ", 1) for l in read(info).splitlines() if ": " in l)
+                data["kernel"]["config_hash"] = kv.get("config_hash", "")
+                data["kernel"]["build"] = kv
+            with open(os.path.join(rdir, "report.json"), "w") as f:
+                json.dump(data, f, indent=1)
+        except (ValueError, KeyError) as e:
+            problems.append(f"{target}: report.json does not parse: {e}")
+    else:
+        problems.append(f"{target}: no report in the console log")
+
+    stages = read(os.path.join(rdir, "stages.txt")) if os.path.exists(
+        os.path.join(rdir, "stages.txt")) else ""
+    guest = files.get("timings", "")
+    with open(os.path.join(rdir, "timings"), "w") as f:
+        f.write("host stages:\n" + stages + "guest stages (uptime s):\n" + guest)
+
+    print(files.get("report.txt", "(no report)\n"), end="")
+    for p in panic:
+        print(f"panic probe {p['probe']}: {p['outcome']}: {p['evidence']}")
+    sel = files.get("selftest.rc", "").strip()
+    if sel:
+        print(f"\nselftest: {sel} (results/{target}/selftest.ktap)")
+    print("\nstage timings:\n" + stages + "guest (uptime, s):\n" + guest, end="")
+    print(f"results: {rdir}/")
+    for p in problems:
+        print("hardprobe: " + p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "panic-probes":
+        files = frames(read(argv[2]))
+        print(" ".join(r[0] for r in probe_table(files) if r[2] == "panic"))
+        return 0
+    if len(argv) == 4 and argv[1] == "collect":
+        return collect(argv[2], argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe bench: build the guest initramfs (busybox, /init, modules, selftest runner).
+# usage: initramfs.sh ARCH MODDIR RUNNER OUT.cpio.gz
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 moddir=$2 runner=$3 out=$4
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin"
+cp "$(hp_busybox "$arch")" "$stage/bin/busybox"
+cp "$HP_TOP/scripts/guest-init" "$stage/init"
+cp "$moddir/hardprobe.ko" "$stage/"
+[ -f "$moddir/hardprobe_kunit.ko" ] && cp "$moddir/hardprobe_kunit.ko" "$stage/"
+cp "$runner" "$stage/hardprobe_test"
+chmod +x "$stage/init" "$stage/bin/busybox" "$stage/hardprobe_test"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out"

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe bench: shared shell helpers (sourced, not run).
+
+HP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HP_CACHE=${HARDPROBE_CACHE:-$HOME/.cache/hardprobe}
+HP_T0=${HP_T0:-$(date +%s)}
+export HP_T0
+
+hp_elapsed() { local s=$(( $(date +%s) - HP_T0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+# progress line: stage, target, elapsed since the command started
+hp_say() { printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--}" "${*:3}" >&2; }
+
+hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
+
+# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS from scripts/targets
+hp_target() {
+	local line
+	line=$(awk -v t="$1" '$1 == t { $1 = ""; print }' "$HP_TOP/scripts/targets")
+	[ -n "$line" ] || hp_die "unknown target '$1' (known: $(awk '!/^#/ && NF { printf "%s ", $1 }' "$HP_TOP/scripts/targets"))"
+	# shellcheck disable=SC2086
+	set -- $line
+	HP_ARCH=$1 HP_COMPILER=$2
+	shift 2
+	HP_FRAGS="$*"
+	HP_TARGET_NAME=${HP_TARGET_NAME:-}
+}
+
+# hp_make_args: the kbuild variables that select arch and compiler (array HP_MAKE)
+hp_make_args() {
+	local ccache=""
+	command -v ccache >/dev/null && ccache="ccache "
+	HP_MAKE=(ARCH="$HP_ARCH")
+	case "$HP_COMPILER" in
+	clang-*)
+		HP_MAKE+=(LLVM="-${HP_COMPILER#clang-}" CC="${ccache}$HP_COMPILER")
+		HP_CC=$HP_COMPILER ;;
+	gcc-*)
+		if [ "$HP_ARCH" = arm64 ]; then
+			HP_MAKE+=(CROSS_COMPILE=aarch64-linux-gnu- CC="${ccache}aarch64-linux-gnu-$HP_COMPILER")
+			HP_CC=aarch64-linux-gnu-$HP_COMPILER
+		else
+			HP_MAKE+=(CC="${ccache}$HP_COMPILER")
+			HP_CC=$HP_COMPILER
+		fi ;;
+	*) hp_die "unknown compiler '$HP_COMPILER'" ;;
+	esac
+	export CCACHE_DIR=${CCACHE_DIR:-$HP_CACHE/ccache}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-6G}
+	export CCACHE_BASEDIR=$HP_CACHE
+}
+
+hp_image_name() { [ "$HP_ARCH" = arm64 ] && echo arch/arm64/boot/Image || echo arch/x86/boot/bzImage; }
+
+# hp_ksrc: the kernel source tree (KSRC, or the Debian package extracted once into the cache)
+hp_ksrc() {
+	if [ -n "${KSRC:-}" ]; then
+		[ -f "$KSRC/Makefile" ] || hp_die "KSRC=$KSRC is not a kernel source tree"
+		HP_KSRC=$(cd "$KSRC" && pwd)
+		HP_SRCID="tree:$HP_KSRC:$(make -s -C "$HP_KSRC" kernelversion 2>/dev/null):$(git -C "$HP_KSRC" rev-parse HEAD 2>/dev/null)"
+		return
+	fi
+	local tarball=/usr/src/linux-source-6.12.tar.xz ver
+	[ -f "$tarball" ] || hp_die "no kernel source: install the Debian package linux-source-6.12 (scripts/deps.sh) or pass KSRC=<tree>"
+	ver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || echo unknown)
+	HP_KSRC=$HP_CACHE/src/linux-source-6.12-$ver
+	if [ ! -f "$HP_KSRC/.hardprobe-extracted" ]; then
+		hp_say extract - "linux-source-6.12 $ver into $HP_KSRC"
+		rm -rf "$HP_KSRC.tmp" && mkdir -p "$HP_KSRC.tmp"
+		tar -xf "$tarball" -C "$HP_KSRC.tmp" --strip-components=1 || hp_die "cannot extract $tarball"
+		rm -rf "$HP_KSRC" && mv "$HP_KSRC.tmp" "$HP_KSRC"
+		touch "$HP_KSRC/.hardprobe-extracted"
+	fi
+	HP_SRCID="debian:linux-source-6.12:$ver"
+}
+
+# hp_merged_fragment: the target's fragments plus EXTRA_CONFIG, on stdout
+hp_merged_fragment() {
+	local f
+	for f in $HP_FRAGS; do
+		[ -f "$HP_TOP/configs/$f.config" ] || hp_die "missing fragment configs/$f.config"
+		cat "$HP_TOP/configs/$f.config"
+	done
+	if [ -n "${EXTRA_CONFIG:-}" ]; then
+		[ -f "$EXTRA_CONFIG" ] || hp_die "EXTRA_CONFIG=$EXTRA_CONFIG: no such file"
+		cat "$EXTRA_CONFIG"
+	fi
+}
+
+# hp_builddir: sets HP_BUILD, the cache directory keyed by source, merged config and compiler
+hp_builddir() {
+	local ccver key
+	command -v "$HP_CC" >/dev/null || hp_die "compiler $HP_CC not found: run scripts/deps.sh"
+	ccver=$("$HP_CC" --version | head -n 1)
+	HP_CCVER=$ccver
+	key=$( { echo "$HP_SRCID"; echo "$HP_ARCH"; echo "$ccver"; hp_merged_fragment; } | sha256sum | cut -c1-16)
+	HP_BUILD=$HP_CACHE/build/$1-$key
+}
+
+# hp_busybox ARCH: path of a static busybox for the guest's architecture
+hp_busybox() {
+	local deb dir=$HP_CACHE/busybox-$1
+	if [ "$1" = x86_64 ]; then
+		[ -x /bin/busybox ] && file_is_static /bin/busybox ||
+			hp_die "no static busybox: install busybox-static (scripts/deps.sh)"
+		echo /bin/busybox
+		return
+	fi
+	if [ ! -x "$dir/bin/busybox" ]; then
+		mkdir -p "$dir/deb"
+		deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb 2>/dev/null | head -n 1)
+		if [ -z "$deb" ]; then
+			hp_say fetch - "busybox-static:arm64 (Debian package, unpacked into the cache)"
+			(cd "$dir/deb" && apt-get download busybox-static:arm64 >/dev/null 2>&1) ||
+				hp_die "cannot download busybox-static:arm64: run scripts/deps.sh (it enables the arm64 package architecture)"
+			deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb | head -n 1)
+		fi
+		dpkg-deb -x "$deb" "$dir/root" || hp_die "cannot unpack $deb"
+		mkdir -p "$dir/bin" && cp "$dir/root/bin/busybox" "$dir/bin/busybox"
+	fi
+	echo "$dir/bin/busybox"
+}
+
+file_is_static() { ! LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'; }
+
+# hp_qemu ARCH KERNEL INITRD CMDLINE: the QEMU command line (array HP_QEMU)
+hp_qemu() {
+	local accel=tcg
+	if [ "$1" = x86_64 ]; then
+		[ "${HP_KVM:-no}" = yes ] && accel=kvm
+		HP_QEMU=(qemu-system-x86_64 -accel "$accel" -cpu max -m 512 -smp 1
+			 -kernel "$2" -initrd "$3" -append "console=ttyS0 $4")
+	else
+		HP_QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 512 -smp 1
+			 -kernel "$2" -initrd "$3" -append "console=ttyAMA0 $4")
+	fi
+	HP_QEMU+=(-nographic -no-reboot -monitor none -serial stdio -nodefaults)
+}

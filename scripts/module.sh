@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe bench: build hardprobe.ko, hardprobe_kunit.ko and the selftest runner
+# for a target against its kernel build, in a private copy of the sources.
+# usage: module.sh TARGET KBUILD_DIR OUTDIR [make args...]   (prints nothing on success)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+target=$1 kdir=$2 out=$3
+shift 3
+hp_target "$target"
+hp_make_args
+mkdir -p "$out"
+rsync -a --delete --exclude .git --exclude results --exclude '*.o' --exclude '*.ko' \
+	--include Kbuild --include 'module/***' --include 'kunit/***' --exclude '*' \
+	"$HP_TOP/" "$out/src/"
+make -C "$kdir" M="$out/src" "${HP_MAKE[@]}" "$@" modules >"$out/module-build.log" 2>&1 || {
+	cat "$out/module-build.log" >&2
+	hp_die "$target: module build failed"
+}
+cp "$out/src/hardprobe.ko" "$out/"
+rm -f "$out/hardprobe_kunit.ko"
+[ ! -f "$out/src/hardprobe_kunit.ko" ] || cp "$out/src/hardprobe_kunit.ko" "$out/"
+
+# the selftest runner, static, for the target's architecture
+ucc=gcc
+[ "$HP_ARCH" = arm64 ] && ucc=aarch64-linux-gnu-gcc
+command -v "$ucc" >/dev/null || hp_die "$ucc not found: run scripts/deps.sh"
+"$ucc" -O2 -Wall -Werror -static -o "$out/hardprobe_test" \
+	"$HP_TOP/selftests/hardprobe/hardprobe_test.c" || hp_die "$target: selftest runner build failed"

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe bench: kernel -> module -> initramfs -> QEMU -> results/<target>/.
+# usage: run.sh TARGET   (env: KSRC, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+target=${1:-x86_64-gcc}
+hp_target "$target"
+R=${RESULTS:-$HP_TOP/results}/$target
+mkdir -p "$R"
+rm -f "$R"/*.txt "$R"/*.json "$R"/*.ktap "$R"/*.log "$R"/*.rc "$R"/timings
+T=$R/stages.txt
+: >"$T"
+stage_start=$(date +%s.%N)
+stage() {
+	local now
+	now=$(date +%s.%N)
+	printf '%-12s %6.1f s\n' "$1" "$(echo "$now - $stage_start" | bc)" >>"$T"
+	stage_start=$now
+}
+
+B=$("$HP_TOP/scripts/kernel.sh" "$target")
+stage kernel
+M=$B/hardprobe-module
+hp_say module "$target" "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test"
+"$HP_TOP/scripts/module.sh" "$target" "$B" "$M"
+stage module
+"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
+stage initramfs
+
+# KVM only if a quick probe boot proves it works (cached per machine)
+HP_KVM=no
+if [ "$HP_ARCH" = x86_64 ] && [ "$(uname -m)" = x86_64 ] && [ -w /dev/kvm ]; then
+	if [ ! -f "$HP_CACHE/kvm-probe" ]; then
+		hp_qemu x86_64 "$B/$(hp_image_name)" "$M/initramfs.cpio.gz" "panic=-1 hardprobe.mode=noop"
+		HP_QEMU[2]=kvm
+		if timeout 30 "${HP_QEMU[@]}" 2>&1 | grep -q 'hardprobe:end'; then
+			echo yes >"$HP_CACHE/kvm-probe"
+		else
+			echo no >"$HP_CACHE/kvm-probe"
+		fi
+	fi
+	HP_KVM=$(cat "$HP_CACHE/kvm-probe")
+	stage kvm-probe
+fi
+export HP_KVM
+
+cmdline="panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=all ${CMDLINE:-}"
+hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$M/initramfs.cpio.gz" "$cmdline"
+hp_say boot "$target" "QEMU ($([ "$HP_KVM" = yes ] && echo KVM || echo TCG)), timeout ${BOOT_TIMEOUT:-600} s"
+rc=0
+timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console.log" 2>&1 || rc=$?
+stage boot
+[ "$rc" = 124 ] && echo "TIMEOUT after ${BOOT_TIMEOUT:-600} s" >>"$R/console.log"
+
+# fatal probes that panic: one fresh guest each, up to nproc at once
+panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || true)
+if [ -n "$panics" ]; then
+	hp_say fatal "$target" "panicking probes, one guest each: $panics"
+	for p in $panics; do
+		hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$M/initramfs.cpio.gz" \
+			"${cmdline/hardprobe.mode=all/hardprobe.mode=one:$p}"
+		( timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-$p.log" 2>&1 ||
+			{ [ $? = 124 ] && echo "TIMEOUT" >>"$R/console-$p.log"; }; true ) &
+		while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do sleep 1; done
+	done
+	wait
+	stage fatal-guests
+fi
+{ cat "$B/hardprobe-info.txt"; echo "build_dir: $B"; echo "cmdline: $cmdline"; } >"$R/build-info.txt"
+python3 "$HP_TOP/scripts/collect.py" collect "$R" "$target"
