@@ -48,7 +48,7 @@ static void hp_cfi_mismatch(struct hp_result *r)
 		       "control: unchecked mismatched call returned 0x%x, not 0x5a11", ctl);
 		return;
 	}
-	snprintf(marker, sizeof(marker), "kcfi.mismatch call #%u", ++seq);
+	snprintf(marker, sizeof(marker), "kcfi.mismatch call [%u]", ++seq);
 	pr_info("%s: int (*)(int) -> long (*)(long, long)\n", marker);
 	ret = READ_ONCE(hp_cfi_ptr)(0x11);
 
@@ -108,5 +108,10 @@ static const struct hp_probe hp_cfi_probes[] = {
 	{ "kcfi.mismatch", "kcfi", HP_CFI_KIND, HP_CFI_SIG, hp_cfi_mismatch },
 };
 
-const struct hp_family hp_family_cfi =
-	HP_FAMILY("cfi", hp_cfi_features, hp_cfi_probes);
+const struct hp_family hp_family_cfi = {
+	.name = "cfi",
+	.features = hp_cfi_features,
+	.nr_features = ARRAY_SIZE(hp_cfi_features),
+	.probes = hp_cfi_probes,
+	.nr_probes = ARRAY_SIZE(hp_cfi_probes),
+};

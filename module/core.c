@@ -278,7 +278,7 @@ static const char *hp_fatal_refusal(const struct hp_probe *p)
 	panics = hp_sysctl_set("/proc/sys/kernel/panic_on_oops") ||
 		 hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
 	if (panics && allow_fatal < 2)
-		return "panic_on_oops or panic_on_warn is set, so a catch would panic: needs allow_fatal=2";
+		return "panic_on_oops/panic_on_warn set: a catch would panic; needs allow_fatal=2";
 	return NULL;
 }
 
@@ -301,7 +301,7 @@ static int hp_run_fatal(const struct hp_probe *p, int slot)
 	st->in_flight = true;
 	mutex_unlock(&hp_lock);
 
-	pr_info("begin %s #%llu\n", p->name, seq);
+	pr_info("begin %s [%llu]\n", p->name, seq);
 	t0 = local_clock();
 	p->run(&r);
 	r.ns = local_clock() - t0;
@@ -339,7 +339,7 @@ static void hp_fatal_result(const struct hp_probe *p, int slot,
 		*r = st.res;
 		return;
 	}
-	snprintf(marker, sizeof(marker), "begin %s #%llu", p->name, st.seq);
+	snprintf(marker, sizeof(marker), "begin %s [%llu]", p->name, st.seq);
 	if (hp_log_find(marker, p->signature, r->evidence, sizeof(r->evidence)))
 		r->outcome = HP_PROTECTED;
 	else

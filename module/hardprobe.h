@@ -73,14 +73,6 @@ struct hp_family {
 	unsigned int nr_probes;
 };
 
-#define HP_FAMILY(fam, feats, probes_) {			\
-	.name = fam,						\
-	.features = feats,					\
-	.nr_features = ARRAY_SIZE(feats),			\
-	.probes = probes_,					\
-	.nr_probes = ARRAY_SIZE(probes_),			\
-}
-
 extern const struct hp_family hp_family_stackinit;
 extern const struct hp_family hp_family_regs;
 extern const struct hp_family hp_family_cfi;

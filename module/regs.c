@@ -170,5 +170,10 @@ static const struct hp_probe hp_zcr_probes[] = {
 	{ "zero_call_regs.gpr", "zero_call_regs", HP_SAFE, NULL, hp_zcr_probe },
 };
 
-const struct hp_family hp_family_regs =
-	HP_FAMILY("regs", hp_zcr_features, hp_zcr_probes);
+const struct hp_family hp_family_regs = {
+	.name = "regs",
+	.features = hp_zcr_features,
+	.nr_features = ARRAY_SIZE(hp_zcr_features),
+	.probes = hp_zcr_probes,
+	.nr_probes = ARRAY_SIZE(hp_zcr_probes),
+};

@@ -136,5 +136,10 @@ static const struct hp_probe hp_si_probes[] = {
 	{ "stack_init.union", "stack_init", HP_SAFE, NULL, hp_si_union },
 };
 
-const struct hp_family hp_family_stackinit =
-	HP_FAMILY("stackinit", hp_si_features, hp_si_probes);
+const struct hp_family hp_family_stackinit = {
+	.name = "stackinit",
+	.features = hp_si_features,
+	.nr_features = ARRAY_SIZE(hp_si_features),
+	.probes = hp_si_probes,
+	.nr_probes = ARRAY_SIZE(hp_si_probes),
+};

@@ -264,12 +264,25 @@ static void run_probe(const struct probe *p, bool safe_only)
 		result(false, p->name, "ERROR", "no result line in the kernel log");
 }
 
+static bool allow_fatal_now(void)
+{
+	char buf[8] = "0";
+	FILE *f = fopen(HP_PARAM, "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '0';
+		fclose(f);
+	}
+	return buf[0] != '0';
+}
+
 /* Bad input must get an error back, and the module must keep answering. */
 static void input_tests(void)
 {
 	static char big[1 << 20];
 	struct stat st;
-	int err;
+	int err, i;
 
 	err = write_file(HP_DIR "/run", "no_such_probe", 13);
 	result(err == -EINVAL, "run_rejects_unknown_name", NULL, "");
@@ -282,6 +295,19 @@ static void input_tests(void)
 	result(err == -EINVAL || err == -E2BIG, "run_rejects_1MiB", NULL, "");
 	err = write_file(HP_DIR "/run", "", 0);
 	result(err == -EINVAL || err == 0, "run_rejects_empty", NULL, "");
+	for (i = 0; i < nr_probes && !strcmp(probes[i].kind, "safe"); i++)
+		;
+	if (i == nr_probes || allow_fatal_now()) {
+		result(true, "run_refuses_fatal", "SKIP",
+		       i == nr_probes ? "no fatal probe" : "allow_fatal is set");
+	} else {
+		err = write_file(HP_DIR "/run", probes[i].name, strlen(probes[i].name));
+		result(err == -EPERM, "run_refuses_fatal", NULL, "");
+		if (err != -EPERM)
+			printf("# %s without allow_fatal: got %s\n", probes[i].name,
+			       err ? strerror(-err) : "success");
+	}
+	nr_probes = 0;
 	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0,
 	       "module_still_answers", NULL, "");
 }
@@ -316,13 +342,13 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 5 : 0));
+	printf("1..%d\n", n + (optind == argc ? 6 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
 		if (f) {
 			if (!fgets(old, sizeof(old), f))
-				strcpy(old, "0");
+				snprintf(old, sizeof(old), "0");
 			fclose(f);
 		}
 		if (old[0] == '0')
@@ -332,10 +358,8 @@ int main(int argc, char **argv)
 		run_probe(&probes[i], safe_only);
 	if (set_fatal)
 		write_file(HP_PARAM, "0", 1);
-	if (optind == argc) {
-		nr_probes = 0;
+	if (optind == argc)
 		input_tests();
-	}
 	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
 	if (failed)
 		return KSFT_FAIL;

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe check (make check): lint, the module built with W=1 for all four targets,
+# then boot x86_64-gcc and arm64-clang and judge KUnit, the kselftests and the report.
+# Ends with "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$HP_TOP/scripts/deps.sh" --arm64 || exit 1
+L=$HP_TOP/results/check.log
+mkdir -p "$HP_TOP/results"
+: >"$L"
+record() { tee -a "$L"; }
+
+hp_say lint - "checkpatch --strict"
+"$HP_TOP/scripts/lint.sh" | record
+
+# W=1: full kernels for the booted targets, prepared trees for the others
+for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--prepare; do
+	t=${spec%%:*} mode=${spec#*:}
+	extra=()
+	[ "$mode" = full ] && mode= || extra=(KBUILD_MODPOST_WARN=1)
+	if ! B=$("$HP_TOP/scripts/kernel.sh" "$t" $mode); then
+		echo "check $t kernel: FAIL (see the build log above)" | record
+		continue
+	fi
+	hp_say W=1 "$t" "module build"
+	if "$HP_TOP/scripts/module.sh" "$t" "$B" "$B/hardprobe-w1" W=1 "${extra[@]}" 2>/dev/null; then
+		w=$(grep -c -E ': (warning|error):' "$B/hardprobe-w1/module-build.log")
+		if [ "$w" = 0 ]; then
+			echo "check $t build-W=1: ok" | record
+		else
+			echo "check $t build-W=1: FAIL ($w warnings)" | record
+			grep -E ': (warning|error):' "$B/hardprobe-w1/module-build.log" | sed 's/^/    /' | record
+		fi
+	else
+		echo "check $t build-W=1: FAIL (build error: $B/hardprobe-w1/module-build.log)" | record
+	fi
+done
+
+for t in x86_64-gcc arm64-clang; do
+	hp_say run "$t" "boot and judge"
+	if ! RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$t" >"$HP_TOP/results/$t.run.log" 2>&1; then
+		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
+	fi
+	python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect/$t" | record
+done
+
+pass=$(grep -c ': ok' "$L")
+fail=$(grep -c ': FAIL' "$L")
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

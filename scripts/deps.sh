@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe: install the Debian packages the bench needs (Debian 12). As root it runs
+# apt-get; otherwise it prints the exact command and fails. No other downloads.
+# usage: deps.sh [--arm64]   (--arm64 also enables the arm64 package architecture, for
+#                             the guest's busybox-static:arm64, fetched later into the cache)
+set -euo pipefail
+
+pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
+      libelf-dev libssl-dev ccache linux-source-6.12 busybox-static qemu-system-x86
+      qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+      clang-19 lld-19 llvm-19)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+need_arm64=no
+if [ "${1:-}" = --arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	need_arm64=yes
+fi
+[ ${#missing[@]} = 0 ] && [ $need_arm64 = no ] && exit 0
+
+cmd="apt-get update && apt-get install -y ${missing[*]}"
+[ $need_arm64 = yes ] && cmd="dpkg --add-architecture arm64 && $cmd"
+if [ "$(id -u)" != 0 ]; then
+	echo "hardprobe: missing Debian packages: ${missing[*]:-none}${need_arm64/yes/ (and the arm64 package architecture)}" >&2
+	echo "hardprobe: run as root:  $cmd" >&2
+	exit 1
+fi
+echo "hardprobe: installing: ${missing[*]:-}${need_arm64/yes/ arm64 architecture}" >&2
+[ $need_arm64 = yes ] && dpkg --add-architecture arm64
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null || echo "hardprobe: apt-get update failed; trying the install anyway" >&2
+if [ ${#missing[@]} != 0 ]; then
+	apt-get install -y -qq "${missing[@]}" >/dev/null || {
+		echo "hardprobe: apt-get install failed; the command was: $cmd" >&2
+		exit 1
+	}
+fi

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""hardprobe check: judge one target's results directory.
+
+usage: judge.py RESULTS_DIR EXPECT_FILE
+Prints one "check <target> <what>: ok|FAIL ..." line per check; exit 1 on any FAIL.
+"""
+import json
+import os
+import re
+import sys
+
+KTAP_RESULT = re.compile(r"^\s*(ok|not ok) \d+ ")
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def ktap_counts(text):
+    """(ok, not_ok) result lines of a KTAP document, nested ones included."""
+    ok = bad = 0
+    for line in text.splitlines():
+        m = KTAP_RESULT.match(line)
+        if m:
+            ok += m.group(1) == "ok"
+            bad += m.group(1) == "not ok"
+    return ok, bad
+
+
+def main(rdir, expect_path):
+    target = os.path.basename(rdir.rstrip("/"))
+    results = []
+
+    def check(what, ok, detail=""):
+        results.append(ok)
+        print(f"check {target} {what}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
+
+    console = read(os.path.join(rdir, "console.log")) or ""
+    check("guest-finished", "===== hardprobe:end" in console,
+          "" if "===== hardprobe:end" in console else "no end marker (crash or TIMEOUT)")
+
+    for name, what in (("selftest.ktap", "kselftest"), ("kunit.ktap", "kunit"),
+                       ("ktap.txt", "report-ktap")):
+        text = read(os.path.join(rdir, name)) or ""
+        ok, bad = ktap_counts(text)
+        good = "KTAP version 1" in text and ok > 0 and bad == 0
+        check(what, good, f"{ok} ok, {bad} not ok")
+    rc = (read(os.path.join(rdir, "selftest.rc")) or "").strip()
+    check("kselftest-exit", rc == "exit=0", rc or "no exit code")
+
+    data = None
+    try:
+        data = json.loads(read(os.path.join(rdir, "report.json")) or "")
+        check("json", data.get("schema") == 1 and len(data.get("features", [])) > 0)
+    except ValueError as e:
+        check("json", False, str(e))
+    outcomes = {f["feature"]: f for f in (data or {}).get("features", [])}
+    for line in (read(expect_path) or "").splitlines():
+        line = line.split("#", 1)[0].split()
+        if len(line) != 2:
+            continue
+        feat, want = line
+        got = outcomes.get(feat, {}).get("outcome", "missing")
+        ev = "; ".join(p["evidence"] for p in outcomes.get(feat, {}).get("probes", [])[:1])
+        check(f"outcome-{feat}", got == want, f"want {want}, got {got}: {ev}")
+        # a verdict must come with evidence from a probe, never from the config alone
+        probes = outcomes.get(feat, {}).get("probes", [])
+        check(f"evidence-{feat}", bool(probes) and all(p["evidence"] for p in probes))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1], sys.argv[2]))
