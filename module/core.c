@@ -16,7 +16,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kmsg_dump.h>
-#include <linux/sched/clock.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -244,9 +244,9 @@ static void hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 
 	memset(r, 0, sizeof(*r));
 	mutex_lock(&hp_lock);
-	t0 = local_clock();
+	t0 = ktime_get_ns();
 	p->run(r);
-	r->ns = local_clock() - t0;
+	r->ns = ktime_get_ns() - t0;
 	mutex_unlock(&hp_lock);
 }
 
@@ -302,9 +302,9 @@ static int hp_run_fatal(const struct hp_probe *p, int slot)
 	mutex_unlock(&hp_lock);
 
 	pr_info("begin %s [%llu]\n", p->name, seq);
-	t0 = local_clock();
+	t0 = ktime_get_ns();
 	p->run(&r);
-	r.ns = local_clock() - t0;
+	r.ns = ktime_get_ns() - t0;
 
 	mutex_lock(&hp_lock);
 	if (st->seq == seq) {
