@@ -183,28 +183,47 @@ static bool hp_sysctl_set(const char *path)
 	return hp_read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "0");
 }
 
+/* Flat views of the family tables, built once at load. */
+static const struct hp_probe **hp_probe_tab;
+static const struct hp_feature **hp_feature_tab;
+
 static const struct hp_probe *hp_probe_index(unsigned int i)
 {
-	unsigned int f;
-
-	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
-		if (i < hp_families[f]->nr_probes)
-			return &hp_families[f]->probes[i];
-		i -= hp_families[f]->nr_probes;
-	}
-	return NULL;
+	return i < hp_nr_probes ? hp_probe_tab[i] : NULL;
 }
 
 static const struct hp_feature *hp_feature_index(unsigned int i)
 {
-	unsigned int f;
+	return i < hp_nr_features ? hp_feature_tab[i] : NULL;
+}
+
+static int hp_build_tables(void)
+{
+	unsigned int f, i, np = 0, nf = 0;
 
 	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
-		if (i < hp_families[f]->nr_features)
-			return &hp_families[f]->features[i];
-		i -= hp_families[f]->nr_features;
+		hp_nr_probes += hp_families[f]->nr_probes;
+		hp_nr_features += hp_families[f]->nr_features;
 	}
-	return NULL;
+	hp_probe_tab = kcalloc(hp_nr_probes, sizeof(*hp_probe_tab), GFP_KERNEL);
+	hp_feature_tab = kcalloc(hp_nr_features, sizeof(*hp_feature_tab), GFP_KERNEL);
+	hp_fatal = kcalloc(hp_nr_probes, sizeof(*hp_fatal), GFP_KERNEL);
+	if (!hp_probe_tab || !hp_feature_tab || !hp_fatal)
+		return -ENOMEM;
+	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
+		for (i = 0; i < hp_families[f]->nr_probes; i++)
+			hp_probe_tab[np++] = &hp_families[f]->probes[i];
+		for (i = 0; i < hp_families[f]->nr_features; i++)
+			hp_feature_tab[nf++] = &hp_families[f]->features[i];
+	}
+	return 0;
+}
+
+static void hp_free_tables(void)
+{
+	kfree(hp_probe_tab);
+	kfree(hp_feature_tab);
+	kfree(hp_fatal);
 }
 
 unsigned int hardprobe_probe_count(void)
@@ -600,19 +619,14 @@ out:
 
 static int __init hardprobe_init(void)
 {
-	unsigned int f;
-
 	if (run_at_load && !hp_valid_name(run_at_load)) {
 		pr_err("run=%s: not a probe or feature name\n", run_at_load);
 		return -EINVAL;
 	}
-	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
-		hp_nr_probes += hp_families[f]->nr_probes;
-		hp_nr_features += hp_families[f]->nr_features;
-	}
-	hp_fatal = kcalloc(hp_nr_probes, sizeof(*hp_fatal), GFP_KERNEL);
-	if (!hp_fatal)
+	if (hp_build_tables()) {
+		hp_free_tables();
 		return -ENOMEM;
+	}
 
 	hp_dir = debugfs_create_dir("hardprobe", NULL);
 	debugfs_create_file("probes", 0400, hp_dir, NULL, &hp_probes_fops);
@@ -637,7 +651,7 @@ static int __init hardprobe_init(void)
 static void __exit hardprobe_exit(void)
 {
 	debugfs_remove_recursive(hp_dir);
-	kfree(hp_fatal);
+	hp_free_tables();
 }
 
 module_init(hardprobe_init);

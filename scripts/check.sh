@@ -7,6 +7,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$HP_TOP/scripts/deps.sh" --arm64 || exit 1
+hp_ksrc
 L=$HP_TOP/results/check.log
 mkdir -p "$HP_TOP/results"
 : >"$L"
@@ -44,6 +45,15 @@ for t in x86_64-gcc arm64-clang; do
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
 	fi
 	python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect/$t" | record
+	# the kernel's own KTAP parser must accept what we print
+	for f in selftest.ktap kunit.ktap ktap.txt; do
+		if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$HP_TOP/results/$t/$f" \
+			>"$HP_TOP/results/$t/$f.parsed" 2>&1; then
+			echo "check $t kunit.py-parse-$f: ok" | record
+		else
+			echo "check $t kunit.py-parse-$f: FAIL ($(tail -n 1 "$HP_TOP/results/$t/$f.parsed"))" | record
+		fi
+	done
 done
 
 pass=$(grep -c ': ok' "$L")

@@ -30,6 +30,26 @@ def frames(text):
     return out
 
 
+def merge_ktap(text):
+    """Join the per-suite KUnit result documents into one KTAP document."""
+    docs, cur = [], None
+    for line in text.splitlines():
+        if line == "KTAP version 1":
+            cur = []
+            docs.append(cur)
+        elif cur is not None:
+            cur.append(line)
+    if len(docs) < 2:
+        return text
+    out = ["KTAP version 1", f"1..{len(docs)}"]
+    for n, doc in enumerate(docs, 1):
+        body = [l for l in doc if not re.match(r"^1\.\.\d+$", l)]
+        if body and re.match(r"^(ok|not ok) 1 ", body[-1]):
+            body[-1] = re.sub(r"^(ok|not ok) 1 ", rf"\1 {n} ", body[-1])
+        out.extend(body)
+    return "\n".join(out) + "\n"
+
+
 def read(path):
     with open(path, errors="replace") as f:
         return f.read()
@@ -65,6 +85,8 @@ def judge_panic(log, probe, signature):
 def collect(rdir, target):
     log = read(os.path.join(rdir, "console.log"))
     files = frames(log)
+    if "kunit.ktap" in files:
+        files["kunit.ktap"] = merge_ktap(files["kunit.ktap"])
     for name, content in files.items():
         with open(os.path.join(rdir, name), "w") as f:
             f.write(content)
