@@ -148,9 +148,14 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 			continue;
 		}
 		if (after && !found && strstr(buf, needle)) {
+			char *text = buf;
+
+			/* drop the "[    4.386934] " time stamp */
+			if (text[0] == '[' && strstr(text, "] "))
+				text = strstr(text, "] ") + 2;
 			found = true;
 			if (line)
-				strscpy(line, strim(buf), len);
+				strscpy(line, strim(text), len);
 		}
 	}
 	kfree(buf);
