@@ -93,10 +93,11 @@ static struct kunit_suite hp_kunit_suite_##feat = {			\
 
 HP_KUNIT_SUITE(stack_init);
 HP_KUNIT_SUITE(zero_call_regs);
+HP_KUNIT_SUITE(stack_canary);
 HP_KUNIT_SUITE(kcfi);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_zero_call_regs,
-		  &hp_kunit_suite_kcfi);
+		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_kcfi);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -51,6 +51,7 @@ MODULE_PARM_DESC(target, "name of the bench target, copied into the JSON report"
 static const struct hp_family *const hp_families[] = {
 	&hp_family_stackinit,
 	&hp_family_regs,
+	&hp_family_canary,
 	&hp_family_cfi,
 };
 

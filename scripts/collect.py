@@ -65,6 +65,42 @@ def probe_table(files):
     return rows
 
 
+# The bench's merge of one-guest results into the module's model mirrors
+# hp_run_all() and hp_expect() in the module: same ranks, same KTAP rules.
+RANK = {"not_run": 0, "unsupported": 1, "protected": 2, "inconclusive": 3,
+        "vulnerable": 4, "error": 5}
+
+
+def ktap_of(outcome, known_gap, configured):
+    if outcome == "protected":
+        return "ok"
+    if outcome == "vulnerable":
+        return "skip" if known_gap or not configured else "not ok"
+    return "error" if outcome == "error" else "skip"
+
+
+def merge_panic(data, panic):
+    """Put one-guest probe results into the features they belong to."""
+    for res in panic:
+        for feat in data.get("features", []):
+            for p in feat.get("probes", []):
+                if p["probe"] == res["probe"]:
+                    p["outcome"], p["evidence"] = res["outcome"], res["evidence"]
+                    p["guest"] = "own"
+            if res["feature"] != feat["feature"]:
+                continue
+            worst = "not_run"
+            for p in feat["probes"]:
+                if p["outcome"] == "vulnerable" and p.get("known_gap"):
+                    continue
+                if RANK.get(p["outcome"], 5) > RANK[worst]:
+                    worst = p["outcome"]
+            if worst != feat["outcome"]:
+                feat["outcome"] = worst
+                feat["why"] = res["evidence"]
+            feat["ktap"] = ktap_of(feat["outcome"], False, feat["configured_bool"])
+
+
 def judge_panic(log, probe, signature):
     """Outcome of a one-probe guest, from the log after its marker."""
     text = log.replace("\r", "")
@@ -74,11 +110,11 @@ def judge_panic(log, probe, signature):
     after = text[start:]
     for line in after.splitlines():
         if signature != "-" and signature in line:
-            return "protected", line.strip()
+            return "protected", re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.strip())
     if "hardprobe: survived " + probe in after:
         return "vulnerable", "the probe returned: nothing stopped it"
     if "TIMEOUT" in after:
-        return "timeout", "the guest hung and was killed"
+        return "error", "TIMEOUT: the guest hung and was killed"
     return "error", "the guest stopped without the signature"
 
 
@@ -106,10 +142,12 @@ def collect(rdir, target):
             else ("error", "no guest log")
         panic.append({"probe": name, "feature": feature, "outcome": outcome,
                       "evidence": ev})
+    data = None
     if "report.json" in files:
         try:
             data = json.loads(files["report.json"])
             data["panic_probes"] = panic
+            merge_panic(data, panic)
             info = os.path.join(rdir, "build-info.txt")
             if os.path.exists(info):
                 kv = dict(l.split(": ", 1) for l in read(info).splitlines() if ": " in l)
@@ -128,9 +166,17 @@ def collect(rdir, target):
     with open(os.path.join(rdir, "timings"), "w") as f:
         f.write("host stages:\n" + stages + "guest stages (uptime s):\n" + guest)
 
-    print(files.get("report.txt", "(no report)\n"), end="")
-    for p in panic:
-        print(f"panic probe {p['probe']}: {p['outcome']}: {p['evidence']}")
+    report = files.get("report.txt", "(no report)\n")
+    if panic:
+        report += "\nONE-GUEST PROBES (a catch panics: each ran in a fresh guest)\n"
+        for p in panic:
+            report += f"  {p['probe']:<32} {p['outcome']:<12} {p['evidence']}\n"
+        for f in (data or {}).get("features", []):
+            if any(p["feature"] == f["feature"] for p in panic):
+                report += f"  => {f['feature']}: {f['outcome']} ({f['ktap']})\n"
+        with open(os.path.join(rdir, "report.txt"), "w") as f:
+            f.write(report)
+    print(report, end="")
     sel = files.get("selftest.rc", "").strip()
     if sel:
         print(f"\nselftest: {sel} (results/{target}/selftest.ktap)")
