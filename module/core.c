@@ -50,6 +50,7 @@ MODULE_PARM_DESC(target, "name of the bench target, copied into the JSON report"
 
 static const struct hp_family *const hp_families[] = {
 	&hp_family_stackinit,
+	&hp_family_heapinit,
 	&hp_family_regs,
 	&hp_family_canary,
 	&hp_family_cfi,
@@ -180,6 +181,33 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 	buf[n] = '\0';
 	strim(buf);
 	return n;
+}
+
+/**
+ * hp_cmdline_bool() - a boolean boot parameter as the command line gives it
+ * @param: parameter name, e.g. "init_on_alloc"
+ * @val: set to its value when present
+ *
+ * Return: true if "@param=<bool>" is on the kernel command line.
+ */
+bool hp_cmdline_bool(const char *param, bool *val)
+{
+	char *buf, *tok, *p;
+	size_t n = strlen(param);
+	bool found = false;
+
+	buf = kzalloc(1024, GFP_KERNEL);
+	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
+		goto out;
+	p = buf;
+	while ((tok = strsep(&p, " ")) != NULL) {
+		if (!strncmp(tok, param, n) && tok[n] == '=' &&
+		    !kstrtobool(tok + n + 1, val))
+			found = true;
+	}
+out:
+	kfree(buf);
+	return found;
 }
 
 static bool hp_sysctl_set(const char *path)

@@ -74,6 +74,7 @@ struct hp_family {
 };
 
 extern const struct hp_family hp_family_stackinit;
+extern const struct hp_family hp_family_heapinit;
 extern const struct hp_family hp_family_regs;
 extern const struct hp_family hp_family_canary;
 extern const struct hp_family hp_family_cfi;
@@ -85,6 +86,7 @@ __printf(3, 4) void hp_layer(char *buf, size_t len, const char *fmt, ...);
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
+bool hp_cmdline_bool(const char *param, bool *val);
 const char *hardprobe_target(void);
 
 /* The result of one run of a feature and its probes. */

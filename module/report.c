@@ -50,7 +50,7 @@ static void hp_why(char *buf, size_t len, enum hp_outcome o, bool known_gap,
 	if (o == HP_VULNERABLE && known_gap)
 		snprintf(buf, len, "known gap: %s", evidence);
 	else if (o == HP_VULNERABLE && !l->configured)
-		snprintf(buf, len, "not configured: %s%s%s%s", f->symbol,
+		snprintf(buf, len, "not configured: %s%s%s%s", l->configured_txt,
 			 unavailable ? " (" : "", unavailable ?: "",
 			 unavailable ? ")" : "");
 	else if (o == HP_VULNERABLE)

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe heap_init_alloc, heap_init_free: stale data in slab objects.
+ * Everything happens in private caches, so that nothing else races on the
+ * objects. The positive control is a cache with a constructor: the kernel
+ * never auto-initializes those, so the fill must survive there.
+ */
+#include <linux/kasan.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "hardprobe.h"
+
+#define HP_HEAP_SIZE	192
+#define HP_HEAP_FILL	0xa5
+
+static void hp_heap_ctor(void *obj)
+{
+}
+
+static size_t hp_heap_kept(const u8 *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < HP_HEAP_SIZE; i++)
+		n += p[i] == HP_HEAP_FILL;
+	return n;
+}
+
+/*
+ * Fill an object and free it; then either read it while it is free (@after_free)
+ * or allocate again and read the new object if it is the same one.
+ * Returns the number of fill bytes seen, or -1 if the object was not reused.
+ */
+static int hp_heap_cycle(bool ctl, bool after_free)
+{
+	struct kmem_cache *c;
+	u8 *a, *b;
+	int kept = -1;
+
+	c = kmem_cache_create(ctl ? "hardprobe_heap_ctl" : "hardprobe_heap",
+			      HP_HEAP_SIZE, 0, SLAB_NO_MERGE,
+			      ctl ? hp_heap_ctor : NULL);
+	if (!c)
+		return -2;
+	a = kmem_cache_alloc(c, GFP_KERNEL);
+	if (!a)
+		goto out;
+	memset(a, HP_HEAP_FILL, HP_HEAP_SIZE);
+	kmem_cache_free(c, a);
+	if (after_free) {
+		/* a deliberate read of a free object of our own cache */
+		kasan_disable_current();
+		kept = hp_heap_kept(a);
+		kasan_enable_current();
+		goto out;
+	}
+	b = kmem_cache_alloc(c, GFP_KERNEL);
+	if (b == a)
+		kept = hp_heap_kept(b);
+	if (b)
+		kmem_cache_free(c, b);
+out:
+	kmem_cache_destroy(c);
+	return kept;
+}
+
+static void hp_heap_run(struct hp_result *r, bool after_free)
+{
+	const char *what = after_free ? "the freed object" : "the reallocated object";
+	int kept, ctl;
+
+	ctl = hp_heap_cycle(true, after_free);
+	kept = hp_heap_cycle(false, after_free);
+	if (ctl == -2 || kept == -2) {
+		hp_set(r, HP_ERROR, "cannot create a private kmem_cache");
+		return;
+	}
+	if (ctl < 0 || kept < 0) {
+		hp_set(r, HP_INCONCLUSIVE, "the allocator did not hand back the same object");
+		return;
+	}
+	if (ctl == 0) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control (cache with a constructor) kept 0 of %d fill bytes",
+		       HP_HEAP_SIZE);
+		return;
+	}
+	hp_set(r, kept ? HP_VULNERABLE : HP_PROTECTED,
+	       "%s kept %d of %d bytes of the 0x%02x fill; control kept %d",
+	       what, kept, HP_HEAP_SIZE, HP_HEAP_FILL, ctl);
+}
+
+static void hp_heap_alloc(struct hp_result *r)
+{
+	hp_heap_run(r, false);
+	if (r->outcome == HP_PROTECTED && want_init_on_free())
+		strlcat(r->evidence, " (init_on_free is on too: it cleared the object first)",
+			sizeof(r->evidence));
+}
+
+static void hp_heap_free(struct hp_result *r)
+{
+	hp_heap_run(r, true);
+}
+
+/* Kconfig default, overridden by the boot parameter when it is given */
+static void hp_heap_configured(struct hp_layers *l, const char *param,
+			       const char *sym, bool def)
+{
+	bool on;
+
+	l->configured = def;
+	if (hp_cmdline_bool(param, &on)) {
+		l->configured = on;
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "%s=%s, %s=%d on the command line", sym, def ? "y" : "n",
+			 param, on);
+	} else {
+		hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s=%s",
+			 sym, def ? "y" : "n");
+	}
+	hp_layer(l->built, sizeof(l->built), "allocator feature: nothing to build");
+}
+
+static void hp_heap_layers_alloc(struct hp_layers *l)
+{
+	hp_heap_configured(l, "init_on_alloc", "CONFIG_INIT_ON_ALLOC_DEFAULT_ON",
+			   IS_ENABLED(CONFIG_INIT_ON_ALLOC_DEFAULT_ON));
+	hp_layer(l->active, sizeof(l->active), "want_init_on_alloc(GFP_KERNEL)=%d",
+		 want_init_on_alloc(GFP_KERNEL));
+}
+
+static void hp_heap_layers_free(struct hp_layers *l)
+{
+	hp_heap_configured(l, "init_on_free", "CONFIG_INIT_ON_FREE_DEFAULT_ON",
+			   IS_ENABLED(CONFIG_INIT_ON_FREE_DEFAULT_ON));
+	hp_layer(l->active, sizeof(l->active), "want_init_on_free()=%d",
+		 want_init_on_free());
+}
+
+static const struct hp_feature hp_heap_features[] = {
+	{
+		.id = "heap_init_alloc",
+		.symbol = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON",
+		.layers = hp_heap_layers_alloc,
+	},
+	{
+		.id = "heap_init_free",
+		.symbol = "CONFIG_INIT_ON_FREE_DEFAULT_ON",
+		.layers = hp_heap_layers_free,
+	},
+};
+
+static const struct hp_probe hp_heap_probes[] = {
+	{ "heap_init_alloc.slab", "heap_init_alloc", HP_SAFE, NULL, hp_heap_alloc },
+	{ "heap_init_free.slab", "heap_init_free", HP_SAFE, NULL, hp_heap_free },
+};
+
+const struct hp_family hp_family_heapinit = {
+	.name = "heapinit",
+	.features = hp_heap_features,
+	.nr_features = ARRAY_SIZE(hp_heap_features),
+	.probes = hp_heap_probes,
+	.nr_probes = ARRAY_SIZE(hp_heap_probes),
+};
