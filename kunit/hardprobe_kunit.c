@@ -96,11 +96,14 @@ HP_KUNIT_SUITE(heap_init_alloc);
 HP_KUNIT_SUITE(heap_init_free);
 HP_KUNIT_SUITE(zero_call_regs);
 HP_KUNIT_SUITE(stack_canary);
+HP_KUNIT_SUITE(rodata);
+HP_KUNIT_SUITE(ro_after_init);
 HP_KUNIT_SUITE(kcfi);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
-		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_kcfi);
+		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
+		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");
