@@ -13,6 +13,9 @@ mkdir -p "$HP_TOP/results"
 : >"$L"
 record() { tee -a "$L"; }
 
+hp_say host - "collector and judge on recorded guest logs"
+python3 "$HP_TOP/scripts/tests/test_bench.py" | record
+
 hp_say lint - "checkpatch --strict"
 "$HP_TOP/scripts/lint.sh" | record
 

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host-side tests of the bench's collector and judge on recorded guest logs.
+
+Prints one "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
+"""
+import json
+import re
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+sys.path.insert(0, SCRIPTS)
+import collect  # noqa: E402
+
+LOG = open(os.path.join(HERE, "recorded-x86_64-gcc.log"), errors="replace").read()
+SMASH = open(os.path.join(HERE, "recorded-x86_64-gcc-smash.log"), errors="replace").read()
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
+
+
+def run_collect(console, extra=None):
+    d = tempfile.mkdtemp(prefix="hp-test-")
+    rdir = os.path.join(d, "x86_64-gcc")
+    os.makedirs(rdir)
+    with open(os.path.join(rdir, "console.log"), "w") as f:
+        f.write(console)
+    for name, text in (extra or {}).items():
+        with open(os.path.join(rdir, name), "w") as f:
+            f.write(text)
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "collect.py"), "collect",
+                        rdir, "x86_64-gcc"], capture_output=True, text=True)
+    return d, rdir, p
+
+
+def main():
+    files = collect.frames(LOG)
+    check("frames-found", {"report.txt", "report.json", "selftest.ktap", "kunit.ktap",
+                           "probes.txt", "dmesg.txt"} <= set(files), ",".join(sorted(files)))
+    check("json-parses", json.loads(files["report.json"])["schema"] == 1)
+
+    # a complete run: the panicking probe's own guest log is merged into the model
+    d, rdir, p = run_collect(LOG, {"console-stack_canary.smash.log": SMASH})
+    data = json.load(open(os.path.join(rdir, "report.json")))
+    canary = [f for f in data["features"] if f["feature"] == "stack_canary"][0]
+    smash = [x for x in canary["probes"] if x["probe"] == "stack_canary.smash"][0]
+    check("panic-merged", p.returncode == 0 and smash["outcome"] == "protected" and
+          "Kernel stack is corrupted" in smash["evidence"], smash["outcome"])
+    shutil.rmtree(d)
+
+    # the panicking probe's guest never said anything: error, not protected
+    d, rdir, p = run_collect(LOG, {"console-stack_canary.smash.log": "TIMEOUT\n"})
+    data = json.load(open(os.path.join(rdir, "report.json")))
+    canary = [f for f in data["features"] if f["feature"] == "stack_canary"][0]
+    check("panic-silent-is-error", canary["outcome"] == "error" and canary["ktap"] == "error",
+          canary["outcome"])
+    shutil.rmtree(d)
+
+    # the guest hung half way: partial results kept, the run fails, the judge says why
+    cut = LOG[:LOG.index("----- hardprobe:file kunit.ktap")] + "TIMEOUT after 600 s\n"
+    d, rdir, p = run_collect(cut)
+    check("timeout-fails-run", p.returncode != 0 and "TIMEOUT" in p.stderr, p.stderr.strip())
+    check("timeout-keeps-partial", os.path.exists(os.path.join(rdir, "report.json")))
+    j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+                        os.path.join(SCRIPTS, "expect", "x86_64-gcc")],
+                       capture_output=True, text=True)
+    check("timeout-judged-fail", j.returncode != 0 and "guest-finished: FAIL" in j.stdout)
+    shutil.rmtree(d)
+
+    # a "not ok" in the module's KTAP is a failure of the judge
+    bad = LOG.replace("ok 1 stack_init\n", "not ok 1 stack_init\n", 1)
+    d, rdir, p = run_collect(bad)
+    j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+                        os.path.join(SCRIPTS, "expect", "x86_64-gcc")],
+                       capture_output=True, text=True)
+    check("not-ok-judged-fail", j.returncode != 0 and "report-ktap: FAIL" in j.stdout)
+    shutil.rmtree(d)
+
+    # several KUnit suite documents become one KTAP document
+    raw = files["kunit.ktap"]
+    merged = collect.merge_ktap(raw)
+    plan = int(merged.splitlines()[1][3:])
+    tops = [l for l in merged.splitlines() if l.startswith(("ok ", "not ok "))]
+    check("kunit-merged", merged.startswith("KTAP version 1\n1..") and
+          plan == raw.count("# Subtest: hardprobe_") == len(tops) and
+          [int(re.match(r"^(?:not )?ok (\d+)", l).group(1)) for l in tops] ==
+          list(range(1, plan + 1)),
+          f"plan {plan}, {len(tops)} suites")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
