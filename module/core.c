@@ -366,8 +366,8 @@ static int hp_run_fatal(const struct hp_probe *p, int slot)
 		st->in_flight = false;
 	}
 	mutex_unlock(&hp_lock);
-	pr_info("result %s %s: %s\n", p->name, hp_outcome_name(r.outcome),
-		r.evidence);
+	pr_info("result %s %s%s: %s\n", p->name, hp_outcome_name(r.outcome),
+		r.known_gap ? " known_gap" : "", r.evidence);
 	return 0;
 }
 
@@ -579,8 +579,9 @@ static int hp_run_name(const char *name)
 			hp_fatal_result(p, i, &r);
 		} else {
 			hp_run_safe(p, &r);
-			pr_info("result %s %s: %s\n", p->name,
-				hp_outcome_name(r.outcome), r.evidence);
+			pr_info("result %s %s%s: %s\n", p->name,
+				hp_outcome_name(r.outcome),
+				r.known_gap ? " known_gap" : "", r.evidence);
 		}
 		mutex_lock(&hp_lock);
 		snprintf(hp_last, sizeof(hp_last), "%s %s %s\n", p->name,

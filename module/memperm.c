@@ -73,9 +73,15 @@ static void hp_rodata_kernel(struct hp_result *r)
 
 static void hp_ro_after_init_module(struct hp_result *r)
 {
-	if (THIS_MODULE && THIS_MODULE->state != MODULE_STATE_LIVE) {
+#ifdef MODULE
+	bool sealed = THIS_MODULE->state == MODULE_STATE_LIVE;
+#else
+	bool sealed = system_state >= SYSTEM_RUNNING;
+#endif
+
+	if (!sealed) {
 		hp_set(r, HP_NOT_RUN,
-		       "the module is still initializing: its __ro_after_init data is sealed after init");
+		       "still initializing: __ro_after_init data is sealed after init");
 		return;
 	}
 	hp_ro_try(r, "module __ro_after_init data", &hp_ro_after_init[1], false);

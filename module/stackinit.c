@@ -6,16 +6,20 @@
  */
 #include <linux/kernel.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 
 #include "hardprobe.h"
 #include "stackinit_leaves.h"
 
-HP_SI_LEAVES(hp_si_krn)
+HP_SI_CASES(HP_SI_DEFINE_KRN)
+HP_SI_SWITCH_LEAF(hp_si_krn)
 
 struct hp_si_case {
 	hp_si_leaf krn, ctl;
 	size_t size;
 	bool padded;	/* struct hp_si_padded: count padding separately */
+	bool known_gap;	/* no compiler covers it: reported, not failed */
+	bool initializer; /* declared with an initializer */
 };
 
 /* Fill pass then read pass, from one frame so both see the same slot. */
@@ -70,6 +74,13 @@ static void hp_si_run(const struct hp_si_case *c, struct hp_result *r)
 			kept_pad += pad;
 		}
 	}
+	r->known_gap = c->known_gap;
+	if (kept_ctl == 0 && c->initializer) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "no bug to catch: this compiler initializes all %zu bytes for this initializer even without auto-init (control kept 0)",
+		       c->size);
+		return;
+	}
 	if (kept_ctl == 0) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "control (auto-init off) kept 0 of %zu fill bytes: the read does not see the slot",
@@ -88,20 +99,31 @@ static void hp_si_run(const struct hp_si_case *c, struct hp_result *r)
 		       kept_ctl, c->size);
 }
 
-#define HP_SI_PROBE(name, type, pad)					\
+#define HP_SI_PROBE(name, type, init, use, pad)				\
 static void hp_si_##name(struct hp_result *r)				\
 {									\
 	static const struct hp_si_case c = {				\
-		hp_si_krn_##name, hp_si_ctl_##name, sizeof(type), pad	\
+		hp_si_krn_##name, hp_si_ctl_##name, sizeof(type), pad,	\
+		false, sizeof(#init) > 1				\
 	};								\
 	BUILD_BUG_ON(sizeof(type) > HP_LEAF_MAX);			\
 	hp_si_run(&c, r);						\
 }
 
-HP_SI_PROBE(u64, u64, false)
-HP_SI_PROBE(char_array, hp_si_chars, false)
-HP_SI_PROBE(struct_padding, struct hp_si_padded, true)
-HP_SI_PROBE(union, union hp_si_union, false)
+HP_SI_CASES(HP_SI_PROBE)
+
+static void hp_si_switch_u64(struct hp_result *r)
+{
+	static const struct hp_si_case c = {
+		hp_si_krn_switch_u64, hp_si_ctl_switch_u64, sizeof(u64), false,
+		true, false
+	};
+
+	hp_si_run(&c, r);
+	if (r->outcome == HP_VULNERABLE)
+		strlcat(r->evidence, " [known gap: switch-scoped variables, KSPP #125]",
+			sizeof(r->evidence));
+}
 
 static void hp_si_layers(struct hp_layers *l)
 {
@@ -128,12 +150,12 @@ static const struct hp_feature hp_si_features[] = {
 	},
 };
 
+#define HP_SI_ENTRY(name, type, init, use, pad)				\
+	{ "stack_init." #name, "stack_init", HP_SAFE, NULL, hp_si_##name },
+
 static const struct hp_probe hp_si_probes[] = {
-	{ "stack_init.u64", "stack_init", HP_SAFE, NULL, hp_si_u64 },
-	{ "stack_init.char_array", "stack_init", HP_SAFE, NULL, hp_si_char_array },
-	{ "stack_init.struct_padding", "stack_init", HP_SAFE, NULL,
-	  hp_si_struct_padding },
-	{ "stack_init.union", "stack_init", HP_SAFE, NULL, hp_si_union },
+	HP_SI_CASES(HP_SI_ENTRY)
+	{ "stack_init.switch_u64", "stack_init", HP_SAFE, NULL, hp_si_switch_u64 },
 };
 
 const struct hp_family hp_family_stackinit = {

@@ -6,4 +6,5 @@
  */
 #include "stackinit_leaves.h"
 
-HP_SI_LEAVES(hp_si_ctl)
+HP_SI_CASES(HP_SI_DEFINE_CTL)
+HP_SI_SWITCH_LEAF(hp_si_ctl)
