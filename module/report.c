@@ -68,17 +68,41 @@ static void hp_put_clean(struct seq_buf *s, const char *str)
 		seq_buf_putc(s, (*str == '#' || *str == '\n') ? ' ' : *str);
 }
 
-/* the evidence of the first probe whose outcome decided the feature */
+/*
+ * The evidence of the first probe whose outcome decided the feature, after
+ * a count of the outcomes when the feature has several probes.
+ */
 static const char *hp_feature_evidence(const struct hp_run *run,
-				       const struct hp_feature_result *fr)
+				       const struct hp_feature_result *fr,
+				       char *buf, size_t len)
 {
-	unsigned int i;
+	unsigned int n[HP_OUTCOME_MAX] = {}, gaps = 0, sep = 0, i, o;
+	const char *ev = fr->count ? run->probes[fr->first].res.evidence : "no probes";
+	struct seq_buf s;
 
-	for (i = fr->first; i < fr->first + fr->count; i++)
+	for (i = fr->first; i < fr->first + fr->count; i++) {
+		const struct hp_result *r = &run->probes[i].res;
+
+		if (r->outcome < HP_OUTCOME_MAX)
+			n[r->outcome]++;
+		gaps += r->known_gap && r->outcome == HP_VULNERABLE;
+	}
+	for (i = fr->first + fr->count; i-- > fr->first;)
 		if (run->probes[i].res.outcome == fr->outcome &&
 		    !run->probes[i].res.known_gap)
-			return run->probes[i].res.evidence;
-	return fr->count ? run->probes[fr->first].res.evidence : "no probes";
+			ev = run->probes[i].res.evidence;
+	if (fr->count < 2)
+		return ev;
+	seq_buf_init(&s, buf, len);
+	seq_buf_printf(&s, "%u probes:", fr->count);
+	for (o = 0; o < HP_OUTCOME_MAX; o++)
+		if (n[o])
+			seq_buf_printf(&s, "%s %u %s%s", sep++ ? "," : "", n[o],
+				       hp_outcome_name(o),
+				       o == HP_VULNERABLE && gaps ? " (known gap)" : "");
+	seq_buf_printf(&s, "; %s", ev);
+	seq_buf_str(&s);
+	return buf;
 }
 
 #define HP_WHY_LEN (HP_EVIDENCE_LEN + 64)
@@ -87,9 +111,10 @@ void hp_render_text(struct seq_buf *s, const struct hp_run *run)
 {
 	unsigned int fi, i;
 	char *why = kmalloc(HP_WHY_LEN, GFP_KERNEL);
+	char *sum = kmalloc(HP_WHY_LEN, GFP_KERNEL);
 
-	if (!why)
-		return;
+	if (!why || !sum)
+		goto out;
 	seq_buf_printf(s, "hardprobe report: target %s, kernel %s %s, built by %s\n\n",
 		       hardprobe_target(), utsname()->release, utsname()->machine,
 		       CONFIG_CC_VERSION_TEXT);
@@ -100,7 +125,7 @@ void hp_render_text(struct seq_buf *s, const struct hp_run *run)
 		enum hp_ktap k = hp_expect(fr->outcome, false, fr->layers.configured);
 
 		hp_why(why, HP_WHY_LEN, fr->outcome, false, fr->feature,
-		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr));
+		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr, sum, HP_WHY_LEN));
 		seq_buf_printf(s, "%-18s %-13s %-7s %s\n", fr->feature->id,
 			       hp_outcome_name(fr->outcome), hp_ktap_names[k], why);
 	}
@@ -122,7 +147,9 @@ void hp_render_text(struct seq_buf *s, const struct hp_run *run)
 				       pr->res.evidence);
 		}
 	}
+out:
 	kfree(why);
+	kfree(sum);
 }
 
 static void hp_ktap_line(struct seq_buf *s, const char *indent, unsigned int n,
@@ -145,9 +172,10 @@ void hp_render_ktap(struct seq_buf *s, const struct hp_run *run)
 {
 	unsigned int fi, i;
 	char *why = kmalloc(HP_WHY_LEN, GFP_KERNEL);
+	char *sum = kmalloc(HP_WHY_LEN, GFP_KERNEL);
 
-	if (!why)
-		return;
+	if (!why || !sum)
+		goto out;
 	seq_buf_printf(s, "KTAP version 1\n1..%u\n", run->nr_features);
 	for (fi = 0; fi < run->nr_features; fi++) {
 		const struct hp_feature_result *fr = &run->features[fi];
@@ -174,10 +202,12 @@ void hp_render_ktap(struct seq_buf *s, const struct hp_run *run)
 			       l->configured_txt, l->built, l->active);
 		k = hp_expect(fr->outcome, false, l->configured);
 		hp_why(why, HP_WHY_LEN, fr->outcome, false, fr->feature, l,
-		       fr->unavailable, hp_feature_evidence(run, fr));
+		       fr->unavailable, hp_feature_evidence(run, fr, sum, HP_WHY_LEN));
 		hp_ktap_line(s, "", fi + 1, fr->feature->id, k, why);
 	}
+out:
 	kfree(why);
+	kfree(sum);
 }
 
 static void hp_json_str(struct seq_buf *s, const char *str)
@@ -215,8 +245,9 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 	unsigned int fi, i;
 	char *cmdline = kzalloc(1024, GFP_KERNEL);
 	char *why = kmalloc(HP_WHY_LEN, GFP_KERNEL);
+	char *sum = kmalloc(HP_WHY_LEN, GFP_KERNEL);
 
-	if (!cmdline || !why)
+	if (!cmdline || !why || !sum)
 		goto out;
 	hp_read_file("/proc/cmdline", cmdline, 1024);
 	seq_buf_puts(s, "{\"schema\":1,");
@@ -233,7 +264,7 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 		enum hp_ktap k = hp_expect(fr->outcome, false, fr->layers.configured);
 
 		hp_why(why, HP_WHY_LEN, fr->outcome, false, fr->feature,
-		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr));
+		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr, sum, HP_WHY_LEN));
 		seq_buf_putc(s, '{');
 		hp_json_kv(s, "feature", fr->feature->id, true);
 		hp_json_kv(s, "outcome", hp_outcome_name(fr->outcome), true);
@@ -265,4 +296,5 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 out:
 	kfree(cmdline);
 	kfree(why);
+	kfree(sum);
 }
