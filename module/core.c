@@ -398,7 +398,7 @@ static void hp_fatal_result(const struct hp_probe *p, int slot,
 		r->outcome = HP_PROTECTED;
 	else
 		hp_set(r, HP_ERROR,
-		       "probe did not return and the log after its marker has no '%s'",
+		       "not returned, and no '%s' after its marker: still running, or its task died of something else",
 		       p->signature);
 }
 
