@@ -139,10 +139,4 @@ static const struct hp_probe hp_canary_probes[] = {
 	{ "stack_canary.smash", "stack_canary", HP_PANIC, HP_CANARY_SIG, hp_canary_smash },
 };
 
-const struct hp_family hp_family_canary = {
-	.name = "canary",
-	.features = hp_canary_features,
-	.nr_features = ARRAY_SIZE(hp_canary_features),
-	.probes = hp_canary_probes,
-	.nr_probes = ARRAY_SIZE(hp_canary_probes),
-};
+HP_FAMILY(canary);

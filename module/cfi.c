@@ -108,10 +108,4 @@ static const struct hp_probe hp_cfi_probes[] = {
 	{ "kcfi.mismatch", "kcfi", HP_CFI_KIND, HP_CFI_SIG, hp_cfi_mismatch },
 };
 
-const struct hp_family hp_family_cfi = {
-	.name = "cfi",
-	.features = hp_cfi_features,
-	.nr_features = ARRAY_SIZE(hp_cfi_features),
-	.probes = hp_cfi_probes,
-	.nr_probes = ARRAY_SIZE(hp_cfi_probes),
-};
+HP_FAMILY(cfi);

@@ -73,6 +73,16 @@ struct hp_family {
 	unsigned int nr_probes;
 };
 
+/* A family file's tables are hp_<fam>_features[] and hp_<fam>_probes[]. */
+#define HP_FAMILY(fam)							\
+const struct hp_family hp_family_##fam = {				\
+	.name = #fam,							\
+	.features = hp_##fam##_features,				\
+	.nr_features = ARRAY_SIZE(hp_##fam##_features),		\
+	.probes = hp_##fam##_probes,					\
+	.nr_probes = ARRAY_SIZE(hp_##fam##_probes),			\
+}
+
 extern const struct hp_family hp_family_stackinit;
 extern const struct hp_family hp_family_heapinit;
 extern const struct hp_family hp_family_regs;

@@ -140,7 +140,7 @@ static void hp_heap_layers_free(struct hp_layers *l)
 		 want_init_on_free());
 }
 
-static const struct hp_feature hp_heap_features[] = {
+static const struct hp_feature hp_heapinit_features[] = {
 	{
 		.id = "heap_init_alloc",
 		.symbol = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON",
@@ -153,15 +153,9 @@ static const struct hp_feature hp_heap_features[] = {
 	},
 };
 
-static const struct hp_probe hp_heap_probes[] = {
+static const struct hp_probe hp_heapinit_probes[] = {
 	{ "heap_init_alloc.slab", "heap_init_alloc", HP_SAFE, NULL, hp_heap_alloc },
 	{ "heap_init_free.slab", "heap_init_free", HP_SAFE, NULL, hp_heap_free },
 };
 
-const struct hp_family hp_family_heapinit = {
-	.name = "heapinit",
-	.features = hp_heap_features,
-	.nr_features = ARRAY_SIZE(hp_heap_features),
-	.probes = hp_heap_probes,
-	.nr_probes = ARRAY_SIZE(hp_heap_probes),
-};
+HP_FAMILY(heapinit);

@@ -134,10 +134,4 @@ static const struct hp_probe hp_memperm_probes[] = {
 	{ "ro_after_init.module", "ro_after_init", HP_SAFE, NULL, hp_ro_after_init_module },
 };
 
-const struct hp_family hp_family_memperm = {
-	.name = "memperm",
-	.features = hp_memperm_features,
-	.nr_features = ARRAY_SIZE(hp_memperm_features),
-	.probes = hp_memperm_probes,
-	.nr_probes = ARRAY_SIZE(hp_memperm_probes),
-};
+HP_FAMILY(memperm);

@@ -158,7 +158,7 @@ static void hp_zcr_layers(struct hp_layers *l)
 		 "compile-time feature: always on where built");
 }
 
-static const struct hp_feature hp_zcr_features[] = {
+static const struct hp_feature hp_regs_features[] = {
 	{
 		.id = "zero_call_regs",
 		.symbol = "CONFIG_ZERO_CALL_USED_REGS",
@@ -166,14 +166,8 @@ static const struct hp_feature hp_zcr_features[] = {
 	},
 };
 
-static const struct hp_probe hp_zcr_probes[] = {
+static const struct hp_probe hp_regs_probes[] = {
 	{ "zero_call_regs.gpr", "zero_call_regs", HP_SAFE, NULL, hp_zcr_probe },
 };
 
-const struct hp_family hp_family_regs = {
-	.name = "regs",
-	.features = hp_zcr_features,
-	.nr_features = ARRAY_SIZE(hp_zcr_features),
-	.probes = hp_zcr_probes,
-	.nr_probes = ARRAY_SIZE(hp_zcr_probes),
-};
+HP_FAMILY(regs);

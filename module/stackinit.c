@@ -142,7 +142,7 @@ static void hp_si_layers(struct hp_layers *l)
 		 "compile-time feature: always on where built");
 }
 
-static const struct hp_feature hp_si_features[] = {
+static const struct hp_feature hp_stackinit_features[] = {
 	{
 		.id = "stack_init",
 		.symbol = "CONFIG_INIT_STACK_ALL_ZERO",
@@ -153,15 +153,9 @@ static const struct hp_feature hp_si_features[] = {
 #define HP_SI_ENTRY(name, type, init, use, pad)				\
 	{ "stack_init." #name, "stack_init", HP_SAFE, NULL, hp_si_##name },
 
-static const struct hp_probe hp_si_probes[] = {
+static const struct hp_probe hp_stackinit_probes[] = {
 	HP_SI_CASES(HP_SI_ENTRY)
 	{ "stack_init.switch_u64", "stack_init", HP_SAFE, NULL, hp_si_switch_u64 },
 };
 
-const struct hp_family hp_family_stackinit = {
-	.name = "stackinit",
-	.features = hp_si_features,
-	.nr_features = ARRAY_SIZE(hp_si_features),
-	.probes = hp_si_probes,
-	.nr_probes = ARRAY_SIZE(hp_si_probes),
-};
+HP_FAMILY(stackinit);

@@ -19,7 +19,7 @@ mk() { make -C "$HP_KSRC" O="$B" "${HP_MAKE[@]}" "$@"; }
 
 # one build per directory: a second bench on the same kernel waits for the first
 mkdir -p "$HP_CACHE/build"
-exec 9>"$B.lock"
+exec 9>"$HP_CACHE/build/.${B##*/}.lock"
 if ! flock -n 9; then
 	hp_say wait "$target" "another build of this kernel is running; waiting for it"
 	flock 9
