@@ -1,66 +1,144 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hardprobe kcfi: an indirect call through a pointer whose prototype does
- * not match its target. kCFI traps it ("CFI failure at ..."), which oopses
- * the caller unless CONFIG_CFI_PERMISSIVE turns the trap into a warning.
+ * hardprobe kcfi: indirect calls through an int (*)(int) pointer to targets
+ * of another prototype (entirely different, another return type, another
+ * argument count, another argument type). kCFI traps them ("CFI failure at
+ * ... (target: ...)"), which oopses the caller unless CONFIG_CFI_PERMISSIVE
+ * turns the trap into a warning. Before each, legal indirect calls inside
+ * the module, into the kernel and from the kernel back into the module must
+ * pass (the module's type hashes agree with the kernel's); the positive
+ * control makes the same bad call from an object built without kCFI.
  */
 #include <linux/compiler.h>
 #include <linux/kernel.h>
+#include <linux/kstrtox.h>
 #include <linux/printk.h>
+#include <linux/sort.h>
 
 #include "cfi.h"
 #include "hardprobe.h"
 
-#define HP_CFI_SIG "CFI failure at"
 #define HP_CFI_KIND (IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? HP_SAFE : HP_FATAL)
+
+/* a catch names the probe's own target, so no other CFI failure counts */
+#define HP_CFI_SIG_LONG2	"(target: hp_cfi_t_long2+"
+#define HP_CFI_SIG_VOID		"(target: hp_cfi_t_void+"
+#define HP_CFI_SIG_ARGC		"(target: hp_cfi_t_argc+"
+#define HP_CFI_SIG_ARGTYPE	"(target: hp_cfi_t_argtype+"
+
+static int hp_cfi_hit;
 
 static noinline int hp_cfi_int_target(int x)
 {
 	return x + 1;
 }
 
-/* the wrong prototype: long (*)(long, long) */
-static noinline long hp_cfi_long_target(long a, long b)
+/* The wrong prototypes. Each records that it was reached. */
+static noinline long hp_cfi_t_long2(long a, long b)
 {
-	return 0x5a00 + (a & 0xff);
+	WRITE_ONCE(hp_cfi_hit, 0x5a00 + (a & 0xff));
+	return READ_ONCE(hp_cfi_hit);
+}
+
+static noinline void hp_cfi_t_void(int x)
+{
+	WRITE_ONCE(hp_cfi_hit, 0x5a00 + (x & 0xff));
+}
+
+static noinline int hp_cfi_t_argc(int x, int y)
+{
+	WRITE_ONCE(hp_cfi_hit, 0x5a00 + (x & 0xff));
+	return READ_ONCE(hp_cfi_hit);
+}
+
+static noinline int hp_cfi_t_argtype(long x)
+{
+	WRITE_ONCE(hp_cfi_hit, 0x5a00 + (int)(x & 0xff));
+	return READ_ONCE(hp_cfi_hit);
+}
+
+static int hp_cfi_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
 }
 
 static hp_cfi_int_fn hp_cfi_ptr;
+static int (*hp_cfi_kstrtoint)(const char *s, unsigned int base, int *res);
 
-static void hp_cfi_mismatch(struct hp_result *r)
+/* Legal indirect calls must pass: in the module, module to kernel, kernel to module. */
+static bool hp_cfi_legal(struct hp_result *r)
+{
+	int v[4] = { 3, 1, 4, 2 }, n = 0;
+
+	WRITE_ONCE(hp_cfi_ptr, hp_cfi_int_target);
+	if (READ_ONCE(hp_cfi_ptr)(41) != 42) {
+		hp_set(r, HP_ERROR, "a matched-prototype call went wrong");
+		return false;
+	}
+	WRITE_ONCE(hp_cfi_kstrtoint, kstrtoint);
+	if (READ_ONCE(hp_cfi_kstrtoint)("42", 10, &n) || n != 42) {
+		hp_set(r, HP_ERROR, "an indirect call into the kernel (kstrtoint) went wrong");
+		return false;
+	}
+	sort(v, ARRAY_SIZE(v), sizeof(v[0]), hp_cfi_cmp, NULL);
+	if (v[0] != 1 || v[3] != 4) {
+		hp_set(r, HP_ERROR, "sort()'s indirect calls into the module went wrong");
+		return false;
+	}
+	return true;
+}
+
+static void hp_cfi_run(struct hp_result *r, void *target, const char *proto,
+		       const char *sig)
 {
 	static unsigned int seq;
 	char marker[48];
-	int ret, ctl;
 
-	/* legal call first: the checks must let a matching prototype through */
-	WRITE_ONCE(hp_cfi_ptr, hp_cfi_int_target);
-	ret = READ_ONCE(hp_cfi_ptr)(41);
-	if (ret != 42) {
-		hp_set(r, HP_ERROR, "matched-prototype call returned %d, not 42", ret);
+	if (!hp_cfi_legal(r))
 		return;
-	}
 	/* positive control: the same mismatched call without CFI checks */
-	WRITE_ONCE(hp_cfi_ptr, (hp_cfi_int_fn)(void *)hp_cfi_long_target);
-	ctl = hp_cfi_call_unchecked(READ_ONCE(hp_cfi_ptr), 0x11);
-	if (ctl != 0x5a11) {
-		hp_set(r, HP_INCONCLUSIVE,
-		       "control: unchecked mismatched call returned 0x%x, not 0x5a11", ctl);
+	WRITE_ONCE(hp_cfi_hit, 0);
+	WRITE_ONCE(hp_cfi_ptr, (hp_cfi_int_fn)target);
+	hp_cfi_call_unchecked(READ_ONCE(hp_cfi_ptr), 0x11);
+	if (READ_ONCE(hp_cfi_hit) != 0x5a11) {
+		hp_set(r, HP_INCONCLUSIVE, "control: the unchecked call did not reach %s",
+		       proto);
 		return;
 	}
-	snprintf(marker, sizeof(marker), "kcfi.mismatch call [%u]", ++seq);
-	pr_info("%s: int (*)(int) -> long (*)(long, long)\n", marker);
-	ret = READ_ONCE(hp_cfi_ptr)(0x11);
+	WRITE_ONCE(hp_cfi_hit, 0);
+	snprintf(marker, sizeof(marker), "kcfi call [%u]", ++seq);
+	pr_info("%s: int (*)(int) -> %s\n", marker, proto);
+	READ_ONCE(hp_cfi_ptr)(0x22);
 
 	/* still here: permissive mode warned, or nothing checked the call */
-	if (hp_log_find(marker, HP_CFI_SIG, r->evidence, sizeof(r->evidence))) {
+	if (hp_log_find(marker, sig, r->evidence, sizeof(r->evidence))) {
 		r->outcome = IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? HP_PROTECTED :
 			     HP_ERROR;
 		return;
 	}
-	hp_set(r, HP_VULNERABLE,
-	       "call through int (*)(int) reached long (*)(long, long) (returned 0x%x); matched call ok; control reached it too",
-	       ret);
+	hp_set(r, READ_ONCE(hp_cfi_hit) == 0x5a22 ? HP_VULNERABLE : HP_ERROR,
+	       "call through int (*)(int) %s %s; legal calls in, out of and into the module ok; control reached it too",
+	       READ_ONCE(hp_cfi_hit) == 0x5a22 ? "reached" : "did not reach", proto);
+}
+
+static void hp_cfi_mismatch(struct hp_result *r)
+{
+	hp_cfi_run(r, hp_cfi_t_long2, "long (*)(long, long)", HP_CFI_SIG_LONG2);
+}
+
+static void hp_cfi_return_type(struct hp_result *r)
+{
+	hp_cfi_run(r, hp_cfi_t_void, "void (*)(int)", HP_CFI_SIG_VOID);
+}
+
+static void hp_cfi_arg_count(struct hp_result *r)
+{
+	hp_cfi_run(r, hp_cfi_t_argc, "int (*)(int, int)", HP_CFI_SIG_ARGC);
+}
+
+static void hp_cfi_arg_type(struct hp_result *r)
+{
+	hp_cfi_run(r, hp_cfi_t_argtype, "int (*)(long)", HP_CFI_SIG_ARGTYPE);
 }
 
 static const char *hp_cfi_unavailable(void)
@@ -105,7 +183,10 @@ static const struct hp_feature hp_cfi_features[] = {
 };
 
 static const struct hp_probe hp_cfi_probes[] = {
-	{ "kcfi.mismatch", "kcfi", HP_CFI_KIND, HP_CFI_SIG, hp_cfi_mismatch },
+	{ "kcfi.mismatch", "kcfi", HP_CFI_KIND, HP_CFI_SIG_LONG2, hp_cfi_mismatch },
+	{ "kcfi.return_type", "kcfi", HP_CFI_KIND, HP_CFI_SIG_VOID, hp_cfi_return_type },
+	{ "kcfi.arg_count", "kcfi", HP_CFI_KIND, HP_CFI_SIG_ARGC, hp_cfi_arg_count },
+	{ "kcfi.arg_type", "kcfi", HP_CFI_KIND, HP_CFI_SIG_ARGTYPE, hp_cfi_arg_type },
 };
 
 HP_FAMILY(cfi);
