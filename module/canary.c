@@ -115,8 +115,7 @@ static void hp_canary_layers(struct hp_layers *l)
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 "CONFIG_STACKPROTECTOR=%s%s", l->configured ? "y" : "n",
 		 IS_ENABLED(CONFIG_STACKPROTECTOR_STRONG) ? " (STRONG)" : "");
-	hp_layer(l->built, sizeof(l->built), "module flags: %s",
-		 HP_FLAG_SSP[0] ? HP_FLAG_SSP : "no -fstack-protector");
+	hp_built_flags(l, HP_FLAG_SSP, "no -fstack-protector");
 	if (IS_ENABLED(CONFIG_STACKPROTECTOR_PER_TASK))
 		hp_layer(l->active, sizeof(l->active), "per-task canary (arm64 sysreg guard)");
 	else if (IS_ENABLED(CONFIG_X86_64))

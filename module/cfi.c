@@ -158,8 +158,7 @@ static void hp_cfi_layers(struct hp_layers *l)
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 "CONFIG_CFI_CLANG=%s%s", l->configured ? "y" : "n",
 		 IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? ", CONFIG_CFI_PERMISSIVE=y" : "");
-	hp_layer(l->built, sizeof(l->built), "module flags: %s",
-		 HP_FLAG_CFI[0] ? HP_FLAG_CFI : "no -fsanitize=kcfi");
+	hp_built_flags(l, HP_FLAG_CFI, "no -fsanitize=kcfi");
 	if (!l->configured)
 		hp_layer(l->active, sizeof(l->active), "off (not built)");
 	else if (IS_ENABLED(CONFIG_ARM64))

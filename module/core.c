@@ -120,6 +120,13 @@ void hp_layer(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The "built" layer of a compile-time feature: the flags the module got. */
+void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
+{
+	hp_layer(l->built, sizeof(l->built), "module flags: %s",
+		 flags[0] ? flags : none);
+}
+
 /**
  * hp_log_find() - search the kernel log after a marker line
  * @marker: text of the line that starts the search (exclusive), or NULL

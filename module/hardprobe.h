@@ -94,6 +94,7 @@ extern const struct hp_family hp_family_cfi;
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
 			   const char *fmt, ...);
 __printf(3, 4) void hp_layer(char *buf, size_t len, const char *fmt, ...);
+void hp_built_flags(struct hp_layers *l, const char *flags, const char *none);
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);

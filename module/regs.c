@@ -152,8 +152,7 @@ static void hp_zcr_layers(struct hp_layers *l)
 	l->configured = IS_ENABLED(CONFIG_ZERO_CALL_USED_REGS);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_ZERO_CALL_USED_REGS=%s",
 		 l->configured ? "y" : "n");
-	hp_layer(l->built, sizeof(l->built), "module flags: %s",
-		 HP_FLAG_ZCR[0] ? HP_FLAG_ZCR : "no -fzero-call-used-regs");
+	hp_built_flags(l, HP_FLAG_ZCR, "no -fzero-call-used-regs");
 	hp_layer(l->active, sizeof(l->active),
 		 "compile-time feature: always on where built");
 }

@@ -136,8 +136,7 @@ static void hp_si_layers(struct hp_layers *l)
 	l->configured = IS_ENABLED(CONFIG_INIT_STACK_ALL_ZERO) ||
 			IS_ENABLED(CONFIG_INIT_STACK_ALL_PATTERN);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s", mode);
-	hp_layer(l->built, sizeof(l->built), "module flags: %s",
-		 HP_FLAG_AUTOVAR[0] ? HP_FLAG_AUTOVAR : "no -ftrivial-auto-var-init");
+	hp_built_flags(l, HP_FLAG_AUTOVAR, "no -ftrivial-auto-var-init");
 	hp_layer(l->active, sizeof(l->active),
 		 "compile-time feature: always on where built");
 }
