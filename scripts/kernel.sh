@@ -46,7 +46,8 @@ mkdir -p "$B"
 log=$B/hardprobe-build.log
 : >"$log"
 
-# Check that every CONFIG_ line of the merged fragment stuck after olddefconfig.
+# Check that every CONFIG_ line of the merged fragment stuck after olddefconfig
+# (for a symbol set twice, as a variant does, the last line is the one that counts).
 check_config() {
 	local line sym val want got lost=0 fatal=0
 	while IFS= read -r line; do
@@ -66,7 +67,7 @@ check_config() {
 		else
 			echo "hardprobe: $target: option $sym=$val did not stick (got: ${got:-unset})" >&2
 		fi
-	done < <(hp_merged_fragment)
+	done < <(hp_merged_fragment | grep -E '^CONFIG_' | tac | awk -F= '!seen[$1]++' | tac)
 	[ "$fatal" = 0 ] || hp_die "$target: $fatal required option(s) missing after olddefconfig; see above"
 	if [ "$lost" = 0 ]; then
 		hp_say config "$target" "every requested option stuck"
