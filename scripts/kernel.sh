@@ -107,6 +107,7 @@ if [ ! -f "$B/.hardprobe-configured" ]; then
 	touch "$B/.hardprobe-configured"
 fi
 
+hp_ccache_seed "$B"
 if [ "$mode" = --prepare ]; then
 	hp_say prepare "$target" "modules_prepare"
 	run_make prepare -j"$jobs" modules_prepare

@@ -50,6 +50,16 @@ hp_make_args() {
 	export CCACHE_BASEDIR=$HP_CACHE
 }
 
+# hp_ccache_seed BUILD_DIR: with RANDSTRUCT the layout seed is a file of the build
+# directory that ccache does not hash on its own: without this, a compile cached for one
+# build directory (one seed) is served to another, and the kernel and its modules
+# disagree on struct layouts (seen: an oops in add_kallsyms when loading the module).
+hp_ccache_seed() {
+	if grep -q '^CONFIG_RANDSTRUCT=y' "$1/.config" 2>/dev/null; then
+		export CCACHE_EXTRAFILES=$1/scripts/basic/randstruct.seed
+	fi
+}
+
 hp_image_name() { [ "$HP_ARCH" = arm64 ] && echo arch/arm64/boot/Image || echo arch/x86/boot/bzImage; }
 
 # hp_ksrc: the kernel source tree (KSRC, or the Debian package extracted once into the cache)

@@ -10,6 +10,7 @@ target=$1 kdir=$2 out=$3
 shift 3
 hp_target "$target"
 hp_make_args
+hp_ccache_seed "$kdir"
 mkdir -p "$out"
 rsync -a --delete --exclude .git --exclude results --exclude '*.o' --exclude '*.ko' \
 	--include Kbuild --include 'module/***' --include 'kunit/***' --exclude '*' \
