@@ -29,16 +29,16 @@ for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--
 		continue
 	fi
 	hp_say W=1 "$t" "module build"
-	if "$HP_TOP/scripts/module.sh" "$t" "$B" "$B/hardprobe-w1" W=1 "${extra[@]}" 2>/dev/null; then
-		w=$(grep -c -E ': (warning|error):' "$B/hardprobe-w1/module-build.log")
+	if "$HP_TOP/scripts/module.sh" "$t" "$B" "$HP_TOP/results/.build/$t-w1" W=1 "${extra[@]}" 2>/dev/null; then
+		w=$(grep -c -E ': (warning|error):' "$HP_TOP/results/.build/$t-w1/module-build.log")
 		if [ "$w" = 0 ]; then
 			echo "check $t build-W=1: ok" | record
 		else
 			echo "check $t build-W=1: FAIL ($w warnings)" | record
-			grep -E ': (warning|error):' "$B/hardprobe-w1/module-build.log" | sed 's/^/    /' | record
+			grep -E ': (warning|error):' "$HP_TOP/results/.build/$t-w1/module-build.log" | sed 's/^/    /' | record
 		fi
 	else
-		echo "check $t build-W=1: FAIL (build error: $B/hardprobe-w1/module-build.log)" | record
+		echo "check $t build-W=1: FAIL (build error: $HP_TOP/results/.build/$t-w1/module-build.log)" | record
 	fi
 done
 

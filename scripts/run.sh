@@ -22,7 +22,8 @@ stage() {
 
 B=$("$HP_TOP/scripts/kernel.sh" "$target")
 stage kernel
-M=$B/hardprobe-module
+# module, KUnit module and initramfs are per checkout: two checkouts share one kernel
+M=${RESULTS:-$HP_TOP/results}/.build/$target
 hp_say module "$target" "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test"
 "$HP_TOP/scripts/module.sh" "$target" "$B" "$M"
 stage module
