@@ -3,6 +3,9 @@
 # hardprobe: the two commands
 #   make run   [TARGET=x86_64-gcc|x86_64-clang|arm64-gcc|arm64-clang] [EXTRA_CONFIG=f] [CMDLINE=...]
 #   make check
+# other kernels in QEMU:
+#   make run TARGET=debian                      the installed Debian 6.12 kernel and headers
+#   make run KDIR=<build dir> KIMAGE=<image>    a kernel you built (ARCH=arm64 if so)
 # and the module itself against your own kernel:
 #   make KDIR=/lib/modules/$(uname -r)/build
 
@@ -16,10 +19,16 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# KDIR reaches the bench only when the user gave it (not the host default above)
+RUN_KDIR = $(if $(filter command line environment,$(origin KDIR)),$(abspath $(KDIR)))
+RUN_TARGET = $(if $(KIMAGE)$(RUN_KDIR),$(if $(filter command line,$(origin TARGET)),$(TARGET),custom),$(TARGET))
+
 run:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET) $(ARCH)),--arm64) \
+		$(if $(filter debian,$(TARGET)),--debian)
 	@EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
-		scripts/run.sh $(TARGET)
+		KDIR="$(RUN_KDIR)" KIMAGE="$(if $(KIMAGE),$(abspath $(KIMAGE)))" ARCH="$(ARCH)" \
+		scripts/run.sh $(RUN_TARGET)
 
 check:
 	@scripts/check.sh

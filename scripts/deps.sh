@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe: install the Debian packages the bench needs (Debian 12). As root it runs
 # apt-get; otherwise it prints the exact command and fails. No other downloads.
-# usage: deps.sh [--arm64]   (--arm64 also enables the arm64 package architecture, for
-#                             the guest's busybox-static:arm64, fetched later into the cache)
+# usage: deps.sh [--arm64] [--debian]
+#   --arm64   also enables the arm64 package architecture, for the guest's
+#             busybox-static:arm64, fetched later into the cache
+#   --debian  also a stock Debian 6.12 amd64 kernel with its headers (make run TARGET=debian),
+#             unless one is installed already
 set -euo pipefail
 
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
@@ -11,12 +14,42 @@ pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils 
       qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       clang-19 lld-19 llvm-19)
 
+arm64=no debian=no
+for a in "$@"; do
+	case "$a" in
+	--arm64) arm64=yes ;;
+	--debian) debian=yes ;;
+	*) echo "usage: deps.sh [--arm64] [--debian]" >&2; exit 2 ;;
+	esac
+done
+
+# the newest Debian 6.12 amd64 kernel the archive offers both unsigned image and headers for
+debian_pkgs() {
+	local v
+	for v in $(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+		   awk '{ print $1 }' | sed 's/^linux-headers-//' | sort -V -r); do
+		if apt-cache policy "linux-image-$v-unsigned" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+			echo "linux-image-$v-unsigned linux-headers-$v"
+			return
+		fi
+	done
+}
+if [ $debian = yes ]; then
+	. "$(dirname "$0")/lib.sh"
+	if [ -z "$(hp_debian_kernel)" ]; then
+		dp=$(debian_pkgs)
+		[ -n "$dp" ] || { echo "hardprobe: no linux-image-6.12.*+deb12-amd64-unsigned with matching linux-headers in the package lists (apt-get update?)" >&2; exit 1; }
+		# shellcheck disable=SC2206
+		pkgs+=($dp)
+	fi
+fi
+
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 need_arm64=no
-if [ "${1:-}" = --arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if [ $arm64 = yes ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	need_arm64=yes
 fi
 [ ${#missing[@]} = 0 ] && [ $need_arm64 = no ] && exit 0

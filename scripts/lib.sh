@@ -26,6 +26,39 @@ hp_target() {
 	HP_TARGET_NAME=${HP_TARGET_NAME:-}
 }
 
+# hp_target_kdir NAME KDIR: like hp_target, for a kernel the bench did not configure
+# (TARGET=debian, KDIR=/KIMAGE=): the architecture and compiler come from KDIR/.config.
+hp_target_kdir() {
+	local cfg=$2/.config cv
+	if awk -v t="$1" '$1 == t { f = 1 } END { exit !f }' "$HP_TOP/scripts/targets"; then
+		hp_target "$1"
+		return
+	fi
+	[ -f "$cfg" ] || hp_die "$2 is not a prepared kernel build directory (no .config)"
+	HP_ARCH=${ARCH:-x86_64}
+	grep -q '^CONFIG_ARM64=y' "$cfg" && HP_ARCH=arm64
+	grep -q '^CONFIG_X86_64=y' "$cfg" && HP_ARCH=x86_64
+	if grep -q '^CONFIG_CC_IS_CLANG=y' "$cfg"; then
+		cv=$(sed -n 's/^CONFIG_CLANG_VERSION=\([0-9]*\)..../\1/p' "$cfg")
+		HP_COMPILER=clang-$cv
+	else
+		cv=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)..../\1/p' "$cfg")
+		HP_COMPILER=gcc-$cv
+	fi
+	HP_FRAGS=
+}
+
+# hp_debian_kernel: the newest installed Debian amd64 kernel that has its headers
+# installed too; prints "<version>" or nothing
+hp_debian_kernel() {
+	local v ver
+	for v in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V -r); do
+		ver=${v#/boot/vmlinuz-}
+		[ -f "/usr/src/linux-headers-$ver/.config" ] && { echo "$ver"; return; }
+	done
+	true
+}
+
 # hp_make_args: the kbuild variables that select arch and compiler (array HP_MAKE)
 hp_make_args() {
 	local ccache=""

@@ -8,7 +8,7 @@ set -euo pipefail
 
 target=$1 kdir=$2 out=$3
 shift 3
-hp_target "$target"
+hp_target_kdir "$target" "$kdir"
 hp_make_args
 hp_ccache_seed "$kdir"
 mkdir -p "$out"

@@ -2,11 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe bench: kernel -> module -> initramfs -> QEMU -> results/<target>/.
 # usage: run.sh TARGET   (env: KSRC, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT)
+#   TARGET=debian: the installed Debian amd64 kernel and its linux-headers (scripts/deps.sh --debian)
+#   KDIR=<prepared build dir> KIMAGE=<bzImage|Image> [ARCH=arm64]: a kernel you built; TARGET
+#   then only names the results directory (default: custom)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 target=${1:-x86_64-gcc}
-hp_target "$target"
+if [ -n "${KIMAGE:-}" ] || [ -n "${KDIR:-}" ]; then
+	[ -n "${KIMAGE:-}" ] && [ -n "${KDIR:-}" ] || hp_die "a kernel of your own needs both KDIR=<prepared build dir> and KIMAGE=<bzImage|Image>"
+	[ -f "$KIMAGE" ] || hp_die "KIMAGE=$KIMAGE: no such file"
+	[ -f "$KDIR/Module.symvers" ] || hp_die "KDIR=$KDIR: no Module.symvers (build the kernel, or run 'make modules_prepare' and accept unresolved-symbol warnings)"
+	prebuilt=$KDIR image=$KIMAGE
+elif [ "$target" = debian ]; then
+	ver=$(hp_debian_kernel)
+	[ -n "$ver" ] || hp_die "no Debian kernel with its headers installed: run scripts/deps.sh --debian (as root)"
+	prebuilt=/usr/src/linux-headers-$ver image=/boot/vmlinuz-$ver
+	[ -r "$image" ] || hp_die "$image is not readable: run as root"
+else
+	prebuilt= image=
+fi
+hp_target_kdir "$target" "${prebuilt:-/nonexistent}"
 R=${RESULTS:-$HP_TOP/results}/$target
 mkdir -p "$R"
 rm -f "$R"/*.txt "$R"/*.json "$R"/*.ktap "$R"/*.log "$R"/*.rc "$R"/timings
@@ -20,7 +36,13 @@ stage() {
 	stage_start=$now
 }
 
-B=$("$HP_TOP/scripts/kernel.sh" "$target")
+if [ -n "$prebuilt" ]; then
+	B=$prebuilt
+	hp_say kernel "$target" "prebuilt: $image, modules against $B ($HP_ARCH, $HP_COMPILER)"
+else
+	B=$("$HP_TOP/scripts/kernel.sh" "$target")
+	image=$B/$(hp_image_name)
+fi
 stage kernel
 # module, KUnit module and initramfs are per checkout: two checkouts share one kernel
 M=${RESULTS:-$HP_TOP/results}/.build/$target
@@ -34,7 +56,7 @@ stage initramfs
 HP_KVM=no
 if [ "$HP_ARCH" = x86_64 ] && [ "$(uname -m)" = x86_64 ] && [ -w /dev/kvm ]; then
 	if [ ! -f "$HP_CACHE/kvm-probe" ]; then
-		hp_qemu x86_64 "$B/$(hp_image_name)" "$M/initramfs.cpio.gz" "panic=-1 hardprobe.mode=noop"
+		hp_qemu x86_64 "$image" "$M/initramfs.cpio.gz" "panic=-1 hardprobe.mode=noop"
 		HP_QEMU[2]=kvm
 		if timeout 30 "${HP_QEMU[@]}" 2>&1 | grep -q 'hardprobe:end'; then
 			echo yes >"$HP_CACHE/kvm-probe"
@@ -48,7 +70,7 @@ fi
 export HP_KVM
 
 cmdline="panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=all ${CMDLINE:-}"
-hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$M/initramfs.cpio.gz" "$cmdline"
+hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" "$cmdline"
 hp_say boot "$target" "QEMU ($([ "$HP_KVM" = yes ] && echo KVM || echo TCG)), timeout ${BOOT_TIMEOUT:-600} s"
 rc=0
 timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console.log" 2>&1 || rc=$?
@@ -60,7 +82,7 @@ panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || t
 if [ -n "$panics" ]; then
 	hp_say fatal "$target" "panicking probes, one guest each: $panics"
 	for p in $panics; do
-		hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$M/initramfs.cpio.gz" \
+		hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" \
 			"${cmdline/hardprobe.mode=all/hardprobe.mode=one:$p}"
 		( timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-$p.log" 2>&1 ||
 			{ [ $? = 124 ] && echo "TIMEOUT" >>"$R/console-$p.log"; }; true ) &
@@ -69,5 +91,17 @@ if [ -n "$panics" ]; then
 	wait
 	stage fatal-guests
 fi
-{ cat "$B/hardprobe-info.txt"; echo "build_dir: $B"; echo "cmdline: $cmdline"; } >"$R/build-info.txt"
+{
+	if [ -n "$prebuilt" ]; then
+		echo "target: $target"
+		echo "source: prebuilt $(cat "$B/include/config/kernel.release" 2>/dev/null || echo unknown)"
+		echo "compiler: $(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$B/.config")"
+		echo "config_hash: $(sha256sum "$B/.config" | cut -c1-16)"
+		echo "image: $image"
+	else
+		cat "$B/hardprobe-info.txt"
+	fi
+	echo "build_dir: $B"
+	echo "cmdline: $cmdline"
+} >"$R/build-info.txt"
 python3 "$HP_TOP/scripts/collect.py" collect "$R" "$target"
