@@ -225,6 +225,22 @@ static bool hp_sysctl_set(const char *path)
 	return hp_read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "0");
 }
 
+/*
+ * True if one more oops (or warning) reaches the kernel's limit, which panics:
+ * @limit is a sysctl (0: no limit), @count the matching /sys/kernel counter.
+ */
+static bool hp_limit_near(const char *limit, const char *count)
+{
+	unsigned long lim, cnt = 0;
+	char buf[24];
+
+	if (hp_read_file(limit, buf, sizeof(buf)) <= 0 || kstrtoul(buf, 10, &lim) || !lim)
+		return false;
+	if (hp_read_file(count, buf, sizeof(buf)) > 0 && kstrtoul(buf, 10, &cnt))
+		cnt = 0;
+	return cnt + 1 >= lim;
+}
+
 /* Flat views of the family tables, built once at load. */
 static const struct hp_probe **hp_probe_tab;
 static const struct hp_feature **hp_feature_tab;
@@ -340,6 +356,11 @@ static const char *hp_fatal_refusal(const struct hp_probe *p)
 		 hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
 	if (panics && allow_fatal < 2)
 		return "panic_on_oops/panic_on_warn set: a catch would panic; needs allow_fatal=2";
+	panics = hp_limit_near("/proc/sys/kernel/oops_limit", "/sys/kernel/oops_count") ||
+		 hp_limit_near("/proc/sys/kernel/warn_limit", "/sys/kernel/warn_count");
+	if (panics && allow_fatal < 2)
+		return "oops_limit/warn_limit is one oops or warning away: a catch would panic; "
+		       "needs allow_fatal=2";
 	return NULL;
 }
 

@@ -61,6 +61,20 @@ for t in x86_64-gcc arm64-clang debian; do
 	done
 done
 
+# without debugfs (lockdown, debugfs=off) autorun=1 must still print a parseable KTAP
+hp_say run x86_64-gcc "boot with debugfs=off hardprobe.autorun=1"
+N=$HP_TOP/results/nodebugfs
+RESULTS=$N CMDLINE="debugfs=off hardprobe.autorun=1" "$HP_TOP/scripts/run.sh" x86_64-gcc \
+	>"$HP_TOP/results/nodebugfs.run.log" 2>&1
+sed -n 's/^.*\] hardprobe: //p' "$N/x86_64-gcc/dmesg.txt" 2>/dev/null |
+	sed -n '/^KTAP version 1$/,$p' >"$N/autorun.ktap"
+if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$N/autorun.ktap" >"$N/autorun.parsed" 2>&1 &&
+   grep -q 'Ran [1-9][0-9]* tests' "$N/autorun.parsed"; then
+	echo "check nodebugfs autorun-ktap-in-log: ok ($(grep -o 'Ran [0-9]* tests.*' "$N/autorun.parsed"))" | record
+else
+	echo "check nodebugfs autorun-ktap-in-log: FAIL ($(tail -n 1 "$N/autorun.parsed"))" | record
+fi
+
 pass=$(grep -c ': ok' "$L")
 fail=$(grep -c ': FAIL' "$L")
 echo "$pass passed, $fail failed"

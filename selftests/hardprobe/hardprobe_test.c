@@ -279,6 +279,54 @@ static bool allow_fatal_now(void)
 	return buf[0] != '0';
 }
 
+static long read_long(const char *path)
+{
+	char buf[32];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			v = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * With oops_limit one oops away, a fatal probe must be refused even with
+ * allow_fatal=1 (its catch would panic). If the refusal were broken this
+ * would panic the machine, so it only runs where HARDPROBE_DISPOSABLE=1
+ * (the bench's guests).
+ */
+static void limit_test(const struct probe *p)
+{
+	const char *name = "run_refuses_at_oops_limit";
+	long limit = read_long("/proc/sys/kernel/oops_limit");
+	long count = read_long("/sys/kernel/oops_count");
+	char buf[32];
+	int err, n;
+
+	if (!getenv("HARDPROBE_DISPOSABLE") || limit < 0 || count < 0) {
+		result(true, name, "SKIP", limit < 0 || count < 0 ? "no oops_limit/oops_count" :
+		       "set HARDPROBE_DISPOSABLE=1 on a throw-away machine");
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld", count + 1);
+	if (write_file("/proc/sys/kernel/oops_limit", buf, n) || write_file(HP_PARAM, "1", 1)) {
+		result(true, name, "SKIP", "cannot set oops_limit or allow_fatal");
+		return;
+	}
+	err = write_file(HP_DIR "/run", p->name, strlen(p->name));
+	write_file(HP_PARAM, "0", 1);
+	n = snprintf(buf, sizeof(buf), "%ld", limit);
+	write_file("/proc/sys/kernel/oops_limit", buf, n);
+	result(err == -EPERM, name, NULL, "");
+	if (err != -EPERM)
+		printf("# %s with oops_limit=%ld, oops_count=%ld: got %s\n", p->name, count + 1,
+		       count, err ? strerror(-err) : "success");
+}
+
 /* Bad input must get an error back, and the module must keep answering. */
 static void input_tests(void)
 {
@@ -309,6 +357,14 @@ static void input_tests(void)
 			printf("# %s without allow_fatal: got %s\n", probes[i].name,
 			       err ? strerror(-err) : "success");
 	}
+	/* a probe that oopses, not one that panics (refused for that reason already) */
+	for (i = 0; i < nr_probes && strcmp(probes[i].kind, "fatal"); i++)
+		;
+	if (i == nr_probes || allow_fatal_now())
+		result(true, "run_refuses_at_oops_limit", "SKIP",
+		       i == nr_probes ? "no fatal probe" : "allow_fatal is set");
+	else
+		limit_test(&probes[i]);
 	nr_probes = 0;
 	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0,
 	       "module_still_answers", NULL, "");
@@ -344,7 +400,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 6 : 0));
+	printf("1..%d\n", n + (optind == argc ? 7 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
