@@ -50,7 +50,7 @@ for t in x86_64-gcc arm64-clang debian; do
 	fi
 	python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect/$t" | record
 	# the kernel's own KTAP parser must accept what we print
-	for f in selftest.ktap kunit.ktap ktap.txt; do
+	for f in selftest.ktap fuzz.ktap kunit.ktap ktap.txt; do
 		[ "$t" = debian ] && [ "$f" = kunit.ktap ] && continue
 		if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$HP_TOP/results/$t/$f" \
 			>"$HP_TOP/results/$t/$f.parsed" 2>&1; then

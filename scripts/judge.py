@@ -47,7 +47,7 @@ def main(rdir, expect_path):
     check("guest-finished", "===== hardprobe:end" in console,
           "" if "===== hardprobe:end" in console else "no end marker (crash or TIMEOUT)")
 
-    for name, what in (("selftest.ktap", "kselftest"), ("kunit.ktap", "kunit"),
+    for name, what in (("selftest.ktap", "kselftest"), ("fuzz.ktap", "fuzz"), ("kunit.ktap", "kunit"),
                        ("ktap.txt", "report-ktap")):
         text = read(os.path.join(rdir, name)) or ""
         if name == "kunit.ktap" and kunit_skip:

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe bench: build hardprobe.ko, hardprobe_kunit.ko and the selftest runner
-# for a target against its kernel build, in a private copy of the sources.
+# for a target against its kernel build, in a private copy of the sources, and the
+# static kselftest programs (hardprobe_test, hardprobe_fuzz).
 # usage: module.sh TARGET KBUILD_DIR OUTDIR [make args...]   (prints nothing on success)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -27,5 +28,7 @@ rm -f "$out/hardprobe_kunit.ko"
 ucc=gcc
 [ "$HP_ARCH" = arm64 ] && ucc=aarch64-linux-gnu-gcc
 command -v "$ucc" >/dev/null || hp_die "$ucc not found: run scripts/deps.sh"
-"$ucc" -O2 -Wall -Werror -static -o "$out/hardprobe_test" \
-	"$HP_TOP/selftests/hardprobe/hardprobe_test.c" || hp_die "$target: selftest runner build failed"
+for prog in hardprobe_test hardprobe_fuzz; do
+	"$ucc" -O2 -Wall -Werror -static -o "$out/$prog" "$HP_TOP/selftests/hardprobe/$prog.c" ||
+		hp_die "$target: selftest $prog build failed"
+done

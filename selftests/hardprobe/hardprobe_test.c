@@ -22,142 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KSFT_PASS	0
-#define KSFT_FAIL	1
-#define KSFT_SKIP	4
+#include "hp_util.h"
 
-#define HP_DIR		"/sys/kernel/debug/hardprobe"
-#define HP_PARAM	"/sys/module/hardprobe/parameters/allow_fatal"
-#define MAX_PROBES	256
-#define LINE		1024
-
-struct probe {
-	char name[64], feature[64], kind[16], signature[256];
-	bool configured;
-};
-
-static struct probe probes[MAX_PROBES];
-static int nr_probes;
 static int timeout_s = 30;
-static int failed, passed, skipped, testno;
-
-static void result(bool ok, const char *name, const char *directive,
-		   const char *fmt, ...)
-{
-	char why[LINE];
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	for (p = why; *p; p++)
-		if (*p == '#' || *p == '\n')
-			*p = ' ';
-	printf("%s %d %s", ok ? "ok" : "not ok", ++testno, name);
-	if (directive)
-		printf(" # %s %s", directive, why);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failed++;
-	else if (directive)
-		skipped++;
-	else
-		passed++;
-}
-
-static int write_file(const char *path, const char *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	n = n < 0 ? -errno : n;
-	close(fd);
-	return n < 0 ? (int)n : 0;
-}
-
-static int load_probes(void)
-{
-	char line[LINE];
-	FILE *f = fopen(HP_DIR "/probes", "r");
-
-	if (!f)
-		return -errno;
-	while (nr_probes < MAX_PROBES && fgets(line, sizeof(line), f)) {
-		struct probe *p = &probes[nr_probes];
-		char conf[4];
-
-		if (sscanf(line, "%63s %63s %15s %3s %255[^\n]", p->name,
-			   p->feature, p->kind, conf, p->signature) != 5)
-			continue;
-		p->configured = conf[0] == 'y';
-		nr_probes++;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Write a unique marker into the kernel log. */
-static void mark(char *marker, size_t len, const char *name)
-{
-	static unsigned int n;
-	struct timespec ts;
-	char line[LINE];
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(marker, len, "hardprobe-selftest: begin %s %d-%u-%ld", name,
-		 getpid(), ++n, ts.tv_nsec);
-	snprintf(line, sizeof(line), "<6>%s\n", marker);
-	write_file("/dev/kmsg", line, strlen(line));
-}
-
-/*
- * Scan the kernel log after @marker for @needle; copy the first matching
- * message into @out. Returns true if found.
- */
-static bool log_find(const char *marker, const char *needle, char *out,
-		     size_t len)
-{
-	char rec[8192];
-	bool after = false;
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		char *msg, *nl;
-
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten record: skip it */
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		if (!msg)
-			continue;
-		msg++;
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
-		if (strstr(msg, marker)) {
-			after = true;
-			continue;
-		}
-		if (after && strstr(msg, needle)) {
-			snprintf(out, len, "%s", msg);
-			close(fd);
-			return true;
-		}
-	}
-	close(fd);
-	return false;
-}
 
 /* Outcome of a probe from its "result <name> <outcome>: evidence" line. */
 static bool module_result(const char *marker, const char *name, char *outcome,
@@ -277,20 +144,6 @@ static bool allow_fatal_now(void)
 		fclose(f);
 	}
 	return buf[0] != '0';
-}
-
-static long read_long(const char *path)
-{
-	char buf[32];
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			v = strtol(buf, NULL, 10);
-		fclose(f);
-	}
-	return v;
 }
 
 /*

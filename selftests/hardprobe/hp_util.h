@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hardprobe kselftests: what hardprobe_test and hardprobe_fuzz share: the
+ * KTAP result line, debugfs file helpers, the probe list, and markers in the
+ * kernel log with a scanner for what follows them.
+ */
+#ifndef HP_UTIL_H
+#define HP_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_SKIP	4
+
+#define HP_DIR		"/sys/kernel/debug/hardprobe"
+#define HP_PARAM	"/sys/module/hardprobe/parameters/allow_fatal"
+#define MAX_PROBES	256
+#define LINE		1024
+
+struct probe {
+	char name[64], feature[64], kind[16], signature[256];
+	bool configured;
+};
+
+static struct probe probes[MAX_PROBES];
+static int nr_probes;
+static int failed, passed, skipped, testno;
+
+static inline void result(bool ok, const char *name, const char *directive,
+		   const char *fmt, ...)
+{
+	char why[LINE];
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	for (p = why; *p; p++)
+		if (*p == '#' || *p == '\n')
+			*p = ' ';
+	printf("%s %d %s", ok ? "ok" : "not ok", ++testno, name);
+	if (directive)
+		printf(" # %s %s", directive, why);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failed++;
+	else if (directive)
+		skipped++;
+	else
+		passed++;
+}
+
+static inline int write_file(const char *path, const char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	n = n < 0 ? -errno : n;
+	close(fd);
+	return n < 0 ? (int)n : 0;
+}
+
+static inline int load_probes(void)
+{
+	char line[LINE];
+	FILE *f = fopen(HP_DIR "/probes", "r");
+
+	if (!f)
+		return -errno;
+	while (nr_probes < MAX_PROBES && fgets(line, sizeof(line), f)) {
+		struct probe *p = &probes[nr_probes];
+		char conf[4];
+
+		if (sscanf(line, "%63s %63s %15s %3s %255[^\n]", p->name,
+			   p->feature, p->kind, conf, p->signature) != 5)
+			continue;
+		p->configured = conf[0] == 'y';
+		nr_probes++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Write a unique marker into the kernel log. */
+static inline void mark(char *marker, size_t len, const char *name)
+{
+	static unsigned int n;
+	struct timespec ts;
+	char line[LINE];
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(marker, len, "hardprobe-selftest: begin %s %d-%u-%ld", name,
+		 getpid(), ++n, ts.tv_nsec);
+	snprintf(line, sizeof(line), "<6>%s\n", marker);
+	write_file("/dev/kmsg", line, strlen(line));
+}
+
+/*
+ * Scan the kernel log after @marker for messages @match accepts; copy the
+ * first into @out. Returns how many matched (stops at the first if @first).
+ */
+static inline long log_scan(const char *marker, bool (*match)(const char *msg, const void *arg),
+		     const void *arg, bool first, char *out, size_t len)
+{
+	long found = 0;
+	char rec[8192];
+	bool after = false;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten record: skip it */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		msg++;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strstr(msg, marker)) {
+			after = true;
+			continue;
+		}
+		if (after && match(msg, arg)) {
+			if (!found++)
+				snprintf(out, len, "%s", msg);
+			if (first)
+				break;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static inline bool match_needle(const char *msg, const void *needle)
+{
+	return strstr(msg, needle);
+}
+
+/* Find @needle in the kernel log after @marker; the message goes to @out. */
+static inline bool log_find(const char *marker, const char *needle, char *out, size_t len)
+{
+	return log_scan(marker, match_needle, needle, true, out, len) > 0;
+}
+
+/* Read a one-line text file into @buf without its newline; 0 or -errno. */
+static inline int read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		err = -EIO;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return err;
+}
+
+static inline long read_long(const char *path)
+{
+	char buf[32];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			v = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	return v;
+}
+
+#endif /* HP_UTIL_H */
