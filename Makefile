@@ -8,11 +8,13 @@
 #   make run KDIR=<build dir> KIMAGE=<image>    a kernel you built (ARCH=arm64 if so)
 # and the module itself against your own kernel:
 #   make KDIR=/lib/modules/$(uname -r)/build
+# into a kernel tree (drivers/misc/hardprobe, tools/testing/selftests/hardprobe):
+#   make intree KSRC=<tree>
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check lint deps clean
+.PHONY: all modules run check check-debug intree lint deps clean
 
 all: modules
 
@@ -32,6 +34,11 @@ run:
 
 check:
 	@scripts/check.sh
+
+# drop hardprobe into a kernel tree: make intree KSRC=<tree>
+intree:
+	@test -n "$(KSRC)" || { echo "usage: make intree KSRC=<kernel tree>" >&2; exit 2; }
+	@scripts/intree.sh "$(abspath $(KSRC))"
 
 lint:
 	@scripts/lint.sh

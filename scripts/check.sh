@@ -75,6 +75,9 @@ else
 	echo "check nodebugfs autorun-ktap-in-log: FAIL ($(tail -n 1 "$N/autorun.parsed"))" | record
 fi
 
+# the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
+"$HP_TOP/scripts/intree-check.sh" | record
+
 pass=$(grep -c ': ok' "$L")
 fail=$(grep -c ': FAIL' "$L")
 echo "$pass passed, $fail failed"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe check: the kernel-tree drop-in as CI bots use it. A tree of hard links to the
+# cached 6.12 source (kept in the cache, with kunit.py's build directory) gets
+# `scripts/intree.sh`; then in that tree:
+#   tools/testing/kunit/kunit.py run --kunitconfig=drivers/misc/hardprobe --arch=x86_64
+#   make -C tools/testing/selftests TARGETS=hardprobe (build) and run_tests
+#   make kselftest-merge on a defconfig picks up selftests/hardprobe/config
+# Prints "check intree <what>: ok|FAIL" lines.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+hp_ksrc
+T=$HP_CACHE/intree/${HP_KSRC##*/}
+K=$HP_CACHE/intree/kunit-x86_64
+L=$HP_TOP/results/intree
+mkdir -p "$L" "$HP_CACHE/intree"
+if [ ! -f "$T/.hardprobe-tree" ]; then
+	hp_say intree - "hard-linked copy of $HP_KSRC"
+	rm -rf "$T" && cp -al "$HP_KSRC" "$T" && touch "$T/.hardprobe-tree" ||
+		{ echo "check intree tree: FAIL (cannot copy $HP_KSRC)"; exit 1; }
+fi
+if "$HP_TOP/scripts/intree.sh" "$T" 2>"$L/intree.log" && "$HP_TOP/scripts/intree.sh" "$T" 2>>"$L/intree.log" &&
+   [ "$(grep -c 'drivers/misc/hardprobe/Kconfig' "$T/drivers/misc/Kconfig")" = 1 ] &&
+   [ "$(grep -c '^TARGETS += hardprobe$' "$T/tools/testing/selftests/Makefile")" = 1 ]; then
+	echo "check intree make-intree-twice: ok"
+else
+	echo "check intree make-intree-twice: FAIL ($(tail -n 1 "$L/intree.log"))"
+fi
+
+# kunit.py: a full x86_64 kernel build on a cold cache (ccache helps), then QEMU
+hp_say kunit.py x86_64 "kunit.py run --kunitconfig=drivers/misc/hardprobe (build dir $K)"
+export CCACHE_DIR=${CCACHE_DIR:-$HP_CACHE/ccache} CCACHE_BASEDIR=$HP_CACHE
+cc="gcc"
+command -v ccache >/dev/null && cc="ccache gcc"
+(cd "$T" && timeout 3000 python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--kunitconfig=drivers/misc/hardprobe --build_dir="$K" --jobs="$(nproc)" \
+	--make_options "CC=$cc" --timeout=600) >"$L/kunit.log" 2>&1 &
+pid=$!
+while kill -0 $pid 2>/dev/null; do
+	sleep 30
+	kill -0 $pid 2>/dev/null && hp_say kunit.py x86_64 "$(tail -n 1 "$L/kunit.log" | cut -c1-100)"
+done
+wait $pid
+rc=$?
+if [ $rc = 0 ] && grep -q 'Testing complete. Ran [1-9]' "$L/kunit.log" &&
+   grep -q 'hardprobe_stack_init' "$L/kunit.log"; then
+	echo "check intree kunit.py-run: ok ($(grep -o 'Ran [0-9]* tests.*' "$L/kunit.log" | tail -n 1))"
+else
+	echo "check intree kunit.py-run: FAIL (exit $rc: $(grep -E 'FAILED|ERROR|error' "$L/kunit.log" | head -n 1 | cut -c1-160))"
+fi
+
+# the kselftest collection, built and run the kselftest way (on this host the module is
+# not loaded, so the programs report a skip; the bench runs them in its guests)
+if make -C "$T/tools/testing/selftests" TARGETS=hardprobe O="$L/kselftest" >"$L/kselftest-build.log" 2>&1 &&
+   [ -x "$L/kselftest/kselftest/hardprobe/hardprobe_test" ] && [ -x "$L/kselftest/kselftest/hardprobe/hardprobe_fuzz" ]; then
+	echo "check intree kselftest-build: ok"
+else
+	echo "check intree kselftest-build: FAIL ($(tail -n 1 "$L/kselftest-build.log"))"
+fi
+make -C "$T/tools/testing/selftests" TARGETS=hardprobe O="$L/kselftest" run_tests \
+	>"$L/kselftest-run.log" 2>&1
+if grep -qE '^(not )?ok [0-9]+ selftests: hardprobe: hardprobe_test' "$L/kselftest-run.log" &&
+   ! grep -qE '^not ok [0-9]+ selftests: hardprobe' "$L/kselftest-run.log"; then
+	echo "check intree kselftest-run_tests: ok ($(grep -E 'selftests: hardprobe: hardprobe_test' "$L/kselftest-run.log" | head -n 1))"
+else
+	echo "check intree kselftest-run_tests: FAIL ($(tail -n 1 "$L/kselftest-run.log"))"
+fi
+
+# kselftest-merge picks up our config fragment
+M=$L/merge
+rm -rf "$M"
+if make -C "$T" O="$M" ARCH=x86_64 defconfig >"$L/merge.log" 2>&1 &&
+   make -C "$T" O="$M" ARCH=x86_64 kselftest-merge >>"$L/merge.log" 2>&1 &&
+   grep -q '^CONFIG_HARDPROBE=m' "$M/.config"; then
+	echo "check intree kselftest-merge: ok"
+else
+	echo "check intree kselftest-merge: FAIL (CONFIG_HARDPROBE not =m after kselftest-merge)"
+fi
+rm -rf "$M"
