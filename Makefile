@@ -35,6 +35,10 @@ run:
 check:
 	@scripts/check.sh
 
+# the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
+check-debug:
+	@scripts/check-debug.sh
+
 # drop hardprobe into a kernel tree: make intree KSRC=<tree>
 intree:
 	@test -n "$(KSRC)" || { echo "usage: make intree KSRC=<kernel tree>" >&2; exit 2; }

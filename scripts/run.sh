@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe bench: kernel -> module -> initramfs -> QEMU -> results/<target>/.
-# usage: run.sh TARGET   (env: KSRC, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT)
+# usage: run.sh TARGET   (env: KSRC, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT,
+#                         PANIC_GUESTS=no: skip the one-guest panicking probes)
 #   TARGET=debian: the installed Debian amd64 kernel and its linux-headers (scripts/deps.sh --debian)
 #   KDIR=<prepared build dir> KIMAGE=<bzImage|Image> [ARCH=arm64]: a kernel you built; TARGET
 #   then only names the results directory (default: custom)
@@ -78,7 +79,9 @@ stage boot
 [ "$rc" = 124 ] && echo "TIMEOUT after ${BOOT_TIMEOUT:-600} s" >>"$R/console.log"
 
 # fatal probes that panic: one fresh guest each, up to nproc at once
-panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || true)
+panics=
+[ "${PANIC_GUESTS:-yes}" = no ] ||
+	panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || true)
 if [ -n "$panics" ]; then
 	hp_say fatal "$target" "panicking probes, one guest each: $panics"
 	for p in $panics; do
