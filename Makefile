@@ -14,7 +14,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug intree lint deps clean
+.PHONY: all modules run check check-debug bench intree lint deps clean
 
 all: modules
 
@@ -34,6 +34,12 @@ run:
 
 check:
 	@scripts/check.sh
+
+# the cost of each code-changing feature on one target (timed in the guest)
+bench:
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@PANIC_GUESTS=no scripts/run.sh $(TARGET) >/dev/null
+	@cat results/$(TARGET)/bench-table.txt
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:
