@@ -33,6 +33,7 @@
 #include <asm/cacheflush.h>
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
+#include <asm/processor.h>
 #include <asm/special_insns.h>
 #endif
 
@@ -133,6 +134,52 @@ static bool hp_arch_unsupported(struct hp_result *r)
 #endif
 }
 
+#ifdef CONFIG_X86_64
+#define HP_CPUID_SMEP	7
+#define HP_CPUID_SMAP	20
+
+/*
+ * What the CPU itself offers (CPUID leaf 7, EBX), as opposed to what the
+ * kernel uses (its capability bits, which clearcpuid= can remove): a CPU
+ * without the feature makes the probe unsupported, a kernel that does not
+ * use what the CPU has is not configured and the probe runs.
+ */
+static bool hp_cpuid_has(unsigned int bit)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
+	return ebx & BIT(bit);
+}
+
+static void hp_x86_layers(struct hp_layers *l, const char *name, unsigned int bit,
+			  bool used, unsigned long cr4_bit)
+{
+	bool cpu = hp_cpuid_has(bit);
+
+	l->configured = used || !cpu;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "%s: no Kconfig option, %s", name, used || !cpu ?
+		 "used whenever the CPU has it" :
+		 "the CPU has it but the kernel does not use it (clearcpuid=?)");
+	hp_layer(l->active, sizeof(l->active), "CPUID %s: %s; kernel uses it: %s; CR4.%s=%d",
+		 name, cpu ? "yes" : "no", used ? "yes" : "no", name,
+		 !!(native_read_cr4() & cr4_bit));
+}
+#endif
+
+/* A CPU without NX/PXN cannot be tested; a kernel not using it runs the probe. */
+static bool hp_nx_unsupported(struct hp_result *r)
+{
+#ifdef CONFIG_X86_64
+	if (!(cpuid_edx(0x80000001) & BIT(20))) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no NX (CPUID.80000001:EDX[20]=0)");
+		return true;
+	}
+#endif
+	return hp_arch_unsupported(r);
+}
+
 /* Positive control: the function works at its text address, same caller. */
 static bool hp_exec_control(struct hp_result *r)
 {
@@ -163,7 +210,7 @@ static void hp_nx_fire(struct hp_result *r, const char *where, void *dst)
 /* Copy hp_exec_fn to @dst, check the copy, make it fetchable, call it. */
 static void hp_nx_copy_run(struct hp_result *r, const char *where, u8 *dst)
 {
-	if (hp_arch_unsupported(r) || !hp_exec_control(r))
+	if (hp_nx_unsupported(r) || !hp_exec_control(r))
 		return;
 	memcpy(dst, hp_exec_text(), HP_EXEC_SIZE);
 	flush_icache_range((unsigned long)dst, (unsigned long)dst + HP_EXEC_SIZE);
@@ -215,7 +262,7 @@ static void hp_nx_rodata(struct hp_result *r)
 {
 	const u8 *text = hp_exec_text();
 
-	if (hp_arch_unsupported(r) || !hp_exec_control(r))
+	if (hp_nx_unsupported(r) || !hp_exec_control(r))
 		return;
 	if (memcmp(hp_exec_rodata, text, HP_EXEC_RODATA_LEN)) {
 		hp_set(r, HP_INCONCLUSIVE,
@@ -293,8 +340,8 @@ static unsigned long hp_user_map(struct hp_result *r, unsigned long prot)
 static bool hp_user_exec_unsupported(struct hp_result *r)
 {
 #if defined(CONFIG_X86_64)
-	if (!boot_cpu_has(X86_FEATURE_SMEP)) {
-		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMEP (or clearcpuid= removed it)");
+	if (!hp_cpuid_has(HP_CPUID_SMEP)) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMEP (CPUID.7.0:EBX[7]=0)");
 		return true;
 	}
 #endif
@@ -337,8 +384,8 @@ out:
 static bool hp_user_access_unsupported(struct hp_result *r)
 {
 #if defined(CONFIG_X86_64)
-	if (!boot_cpu_has(X86_FEATURE_SMAP)) {
-		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMAP (or clearcpuid= removed it)");
+	if (!hp_cpuid_has(HP_CPUID_SMAP)) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMAP (CPUID.7.0:EBX[20]=0)");
 		return true;
 	}
 #elif defined(CONFIG_ARM64)
@@ -392,7 +439,8 @@ static void hp_nx_layers(struct hp_layers *l)
 		 rodata ? "" : ", rodata=off");
 	hp_layer(l->built, sizeof(l->built), "page permissions: nothing to build");
 #if defined(CONFIG_X86_64)
-	hp_layer(l->active, sizeof(l->active), "CPU NX: %s",
+	hp_layer(l->active, sizeof(l->active), "CPUID NX: %s; kernel uses it: %s",
+		 cpuid_edx(0x80000001) & BIT(20) ? "yes" : "no",
 		 boot_cpu_has(X86_FEATURE_NX) ? "yes" : "no");
 #elif defined(CONFIG_ARM64)
 	hp_layer(l->active, sizeof(l->active), "PXN: architectural (ARMv8)");
@@ -417,13 +465,8 @@ static void hp_guard_layers(struct hp_layers *l)
 static void hp_uexec_layers(struct hp_layers *l)
 {
 #if defined(CONFIG_X86_64)
-	bool cr4 = native_read_cr4() & X86_CR4_SMEP;
-
-	l->configured = true;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "SMEP: no Kconfig option, used whenever the CPU has it");
-	hp_layer(l->active, sizeof(l->active), "CPU SMEP: %s; CR4.SMEP=%d",
-		 boot_cpu_has(X86_FEATURE_SMEP) ? "yes" : "no", cr4);
+	hp_x86_layers(l, "SMEP", HP_CPUID_SMEP, boot_cpu_has(X86_FEATURE_SMEP),
+		      X86_CR4_SMEP);
 #elif defined(CONFIG_ARM64)
 	l->configured = true;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
@@ -439,13 +482,8 @@ static void hp_uexec_layers(struct hp_layers *l)
 static void hp_uaccess_layers(struct hp_layers *l)
 {
 #if defined(CONFIG_X86_64)
-	bool cr4 = native_read_cr4() & X86_CR4_SMAP;
-
-	l->configured = true;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "SMAP: no Kconfig option, used whenever the CPU has it");
-	hp_layer(l->active, sizeof(l->active), "CPU SMAP: %s; CR4.SMAP=%d",
-		 boot_cpu_has(X86_FEATURE_SMAP) ? "yes" : "no", cr4);
+	hp_x86_layers(l, "SMAP", HP_CPUID_SMAP, boot_cpu_has(X86_FEATURE_SMAP),
+		      X86_CR4_SMAP);
 #elif defined(CONFIG_ARM64)
 	bool hw = system_uses_hw_pan();
 
