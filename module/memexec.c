@@ -195,7 +195,8 @@ static bool hp_exec_control(struct hp_result *r)
 }
 
 /* Call the code at @dst, a copy of hp_exec_fn in @where; a catch oopses. */
-static void hp_nx_fire(struct hp_result *r, const char *where, void *dst)
+static void hp_nx_fire(struct hp_result *r, const char *where, void *dst,
+		       int len)
 {
 	int ret;
 
@@ -204,7 +205,7 @@ static void hp_nx_fire(struct hp_result *r, const char *where, void *dst)
 	ret = hp_exec_call((hp_exec_fn_t)dst);
 	hp_set(r, ret == HP_EXEC_MAGIC ? HP_VULNERABLE : HP_ERROR,
 	       "code in %s at %p ran and returned %#x; control: the same %d bytes ran at their text address",
-	       where, dst, ret, HP_EXEC_SIZE);
+	       where, dst, ret, len);
 }
 
 /* Copy hp_exec_fn to @dst, check the copy, make it fetchable, call it. */
@@ -218,7 +219,7 @@ static void hp_nx_copy_run(struct hp_result *r, const char *where, u8 *dst)
 		hp_set(r, HP_ERROR, "the copy in %s differs from the text", where);
 		return;
 	}
-	hp_nx_fire(r, where, dst);
+	hp_nx_fire(r, where, dst, HP_EXEC_SIZE);
 }
 
 static void hp_nx_kmalloc(struct hp_result *r)
@@ -270,7 +271,7 @@ static void hp_nx_rodata(struct hp_result *r)
 		       HP_EXEC_RODATA_LEN, text);
 		return;
 	}
-	hp_nx_fire(r, "module .rodata", (void *)hp_exec_rodata);
+	hp_nx_fire(r, "module .rodata", (void *)hp_exec_rodata, HP_EXEC_RODATA_LEN);
 }
 
 /*
