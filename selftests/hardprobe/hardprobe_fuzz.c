@@ -192,7 +192,7 @@ static void reader(int id)
 			__atomic_add_fetch(&st->read_other, 1, __ATOMIC_RELAXED);
 		close(fd);
 		__atomic_add_fetch(&st->reads, 1, __ATOMIC_RELAXED);
-		usleep(5000);	/* leave the loader a window */
+		usleep(20000);	/* leave the loader a window */
 	}
 }
 
