@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe vs LKDTM on the same kernel (make lkdtm [TARGET=...]): build the kernel's own
+# LKDTM (drivers/misc/lkdtm) as a module against the target's kernel, boot a guest that
+# runs the LKDTM tests of scripts/lkdtm/map one per child shell, and compare LKDTM's
+# verdicts with hardprobe's outcomes from results/<target>/report.json (run first if
+# missing). Writes results/<target>/lkdtm-compare.txt.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+target=${1:-x86_64-gcc}
+hp_target "$target"
+hp_make_args
+hp_ksrc
+R=${RESULTS:-$HP_TOP/results}/$target
+M=${RESULTS:-$HP_TOP/results}/.build/$target
+if [ ! -f "$R/report.json" ] || [ ! -f "$M/hardprobe.ko" ]; then
+	hp_say lkdtm "$target" "no hardprobe results yet: make run first"
+	"$HP_TOP/scripts/run.sh" "$target" >/dev/null
+fi
+B=$("$HP_TOP/scripts/kernel.sh" "$target")
+hp_ccache_seed "$B"
+L=$M/lkdtm
+hp_say lkdtm "$target" "building lkdtm.ko from $HP_KSRC/drivers/misc/lkdtm"
+rm -rf "$L" && mkdir -p "$L/src" "$L/guest"
+cp "$HP_KSRC"/drivers/misc/lkdtm/* "$L/src/"
+make -C "$B" M="$L/src" "${HP_MAKE[@]}" CONFIG_LKDTM=m modules >"$L/build.log" 2>&1 || {
+	tail -n 20 "$L/build.log" >&2
+	hp_die "$target: lkdtm.ko build failed (log: $L/build.log)"
+}
+cp "$L/src/lkdtm.ko" "$L/guest/"
+awk '!/^#/ && NF { print $2 }' "$HP_TOP/scripts/lkdtm/map" >"$L/guest/lkdtm-tests"
+"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" "$L/guest"
+hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
+	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm"
+hp_say boot "$target" "LKDTM tests in one guest (TCG), timeout ${BOOT_TIMEOUT:-600} s"
+timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-lkdtm.log" 2>&1 || true
+python3 "$HP_TOP/scripts/lkdtm_compare.py" "$R" "$HP_TOP/scripts/lkdtm/map" | tee "$R/lkdtm-compare.txt"
