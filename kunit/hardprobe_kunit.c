@@ -99,11 +99,14 @@ HP_KUNIT_SUITE(stack_canary);
 HP_KUNIT_SUITE(rodata);
 HP_KUNIT_SUITE(ro_after_init);
 HP_KUNIT_SUITE(kcfi);
+HP_KUNIT_SUITE(fortify);
+HP_KUNIT_SUITE(array_bounds);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
-		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi);
+		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
+		  &hp_kunit_suite_fortify, &hp_kunit_suite_array_bounds);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");
