@@ -210,7 +210,8 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 		return;
 	}
 	if (!hit) {
-		hp_set(r, HP_ERROR, "no report, and the write to index %d of %s did not land either",
+		hp_set(r, HP_ERROR,
+		       "no report, and the write to index %d of %s did not land either",
 		       HP_AB_N, pb->what);
 		return;
 	}
