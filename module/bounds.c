@@ -33,6 +33,7 @@
 		   "UBSAN: array index out of bounds" : NULL)
 #define HP_AB_REPORT	"UBSAN: array-index-out-of-bounds in "
 #define HP_AB_FILE	"bounds.h"	/* where the checked accesses are */
+#define HP_AB_PATH	"module/bounds.h"
 
 #ifndef HP_FLAG_FLEX
 #define HP_FLAG_FLEX ""
@@ -62,7 +63,7 @@ static noinline void hp_ab_checked(enum hp_ab_case c, struct hp_ab_arena *a,
 /*
  * lib/ubsan.c reports a site once (it sets bit 31 of the site's
  * source_location, which lives in our module's data): clear that bit on
- * our own sites in bounds.h so every run gets its report. Returns the
+ * our own sites in module/bounds.h so every run gets its report. Returns the
  * number of our sites found, -1 where we cannot look (built in); sets
  * @suppressed to how many had already reported.
  */
@@ -100,7 +101,7 @@ static int hp_ab_rearm(int *suppressed)
 	const struct module_memory *m = &THIS_MODULE->mem[MOD_DATA];
 	unsigned long end = (unsigned long)m->base + m->size;
 	unsigned long p = ALIGN((unsigned long)m->base, sizeof(long));
-	size_t flen = strlen(HP_AB_FILE);
+	size_t flen = strlen(HP_AB_PATH);
 	int found = 0;
 
 	*suppressed = 0;
@@ -110,7 +111,7 @@ static int hp_ab_rearm(int *suppressed)
 		size_t n;
 
 		name = hp_ab_modstr((unsigned long)READ_ONCE(loc->file_name), &n);
-		if (!name || n < flen || strcmp(name + n - flen, HP_AB_FILE))
+		if (!name || n < flen || strcmp(name + n - flen, HP_AB_PATH))
 			continue;
 		found++;
 		if (test_and_clear_bit(31, &loc->reported))
@@ -200,7 +201,7 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 		hp_set(r, HP_PROTECTED,
 		       "%s; warn mode: the write went on%s%s; control (no UBSAN) wrote the guard byte unreported",
 		       first[pb->c], hit ? "" : ", yet missed the guard",
-		       suppressed ? "; site re-armed (had reported before)" : "");
+		       suppressed ? "; our sites that had reported before re-armed" : "");
 		return;
 	}
 	if (sites <= 0 && first[pb->c][0]) {

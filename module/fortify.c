@@ -117,13 +117,13 @@ static void hp_fo_run(struct hp_result *r, enum hp_fo_op op)
 	if (mem) {
 		/* the counting hook returns true and the macro copies anyway */
 		hp_set(r, HP_PROTECTED,
-		       "%s: 2 of 2 caught (%zu-byte write into 16-byte object, %zu into member of 24-byte struct; last: %lu of %lu); the counting hook lets the copy run on (%u/%u bytes), the kernel's handler BUGs first; control changed %u/%u",
+		       "%s: 2 of 2 caught (%zu-byte write into 16-byte object, %zu into member of 24-byte struct; last: %lu-byte write, %lu available); the counting hook lets the copy run on (%u/%u bytes), the kernel's handler BUGs first; control changed %u/%u",
 		       name, hp_fo_len(op, 0), hp_fo_len(op, 1), c[1].size,
 		       c[1].avail, kept[0], kept[1], ctl[0], ctl[1]);
 		return;
 	}
 	hp_set(r, kept[0] || kept[1] ? HP_ERROR : HP_PROTECTED,
-	       "%s: 2 of 2 caught (%zu-byte write into 16-byte object, %zu into 16-byte member; last: %lu of %lu), %u/%u neighbour bytes changed; control (no fortify) changed %u/%u",
+	       "%s: 2 of 2 caught (%zu-byte write into 16-byte object, %zu into 16-byte member; last: %lu-byte write, %lu available), %u/%u neighbour bytes changed; control (no fortify) changed %u/%u",
 	       name, hp_fo_len(op, 0), hp_fo_len(op, 1), c[1].size, c[1].avail,
 	       kept[0], kept[1], ctl[0], ctl[1]);
 }
