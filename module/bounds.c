@@ -195,6 +195,8 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 		if (!hp_log_find(marker, "index 8 is out of range for type", index,
 				 sizeof(index)))
 			strscpy(index, "(no 'index 8' line)", sizeof(index));
+		else if (strstr(index, " (aka "))
+			*strstr(index, " (aka ") = '\0';	/* clang's spelled-out type */
 		snprintf(first[pb->c], sizeof(first[pb->c]),
 			 "\"UBSAN: array-index-out-of-bounds in %s: %s\"",
 			 at && at < file ? at + 1 : file, index);
