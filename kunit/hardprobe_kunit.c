@@ -103,13 +103,16 @@ HP_KUNIT_SUITE(nx);
 HP_KUNIT_SUITE(stack_guard);
 HP_KUNIT_SUITE(user_exec);
 HP_KUNIT_SUITE(user_access);
+HP_KUNIT_SUITE(fortify);
+HP_KUNIT_SUITE(array_bounds);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
 		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
 		  &hp_kunit_suite_nx, &hp_kunit_suite_stack_guard,
-		  &hp_kunit_suite_user_exec, &hp_kunit_suite_user_access);
+		  &hp_kunit_suite_user_exec, &hp_kunit_suite_user_access,
+		  &hp_kunit_suite_fortify, &hp_kunit_suite_array_bounds);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

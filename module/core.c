@@ -57,6 +57,8 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_memperm,
 	&hp_family_memexec,
 	&hp_family_cfi,
+	&hp_family_fortify,
+	&hp_family_bounds,
 };
 
 static DEFINE_MUTEX(hp_lock);

@@ -235,7 +235,10 @@ static int list_writable(void)
 /*
  * A finding in the kernel log: an oops, a BUG report (KASAN, sleeping in
  * atomic, ...), a lockdep or RCU splat, a kmemleak report, a hung task, or a
- * warning raised in hardprobe's own code ("WARNING: CPU: ... [hardprobe]").
+ * warning raised in hardprobe's own code ("WARNING: CPU: ... [hardprobe]")
+ * unless the message right before it is one of the catches a safe probe
+ * provokes on purpose (the field-spanning memcpy warning is raised inline in
+ * the probe's own function).
  */
 static bool is_finding(const char *msg, const void *arg)
 {
@@ -243,13 +246,24 @@ static bool is_finding(const char *msg, const void *arg)
 		"Oops", "BUG:", "general protection fault", "WARNING: possible",
 		"WARNING: suspicious", "unreferenced object", "INFO: task", NULL,
 	};
+	static const char *const intended[] = {
+		"detected field-spanning write", "detected buffer overflow", "UBSAN:",
+		"refcount_t:", "list_add corruption", "list_del corruption", "CFI failure",
+		NULL,
+	};
+	static char prev[LINE];
+	bool warn, found = false;
 	int i;
 
 	(void)arg;
 	for (i = 0; bad[i]; i++)
-		if (strstr(msg, bad[i]))
-			return true;
-	return !strncmp(msg, "WARNING: CPU:", 13) && strstr(msg, "[hardprobe]");
+		found |= !!strstr(msg, bad[i]);
+	warn = !strncmp(msg, "WARNING: CPU:", 13) && strstr(msg, "[hardprobe]");
+	for (i = 0; warn && intended[i]; i++)
+		if (strstr(prev, intended[i]))
+			warn = false;
+	snprintf(prev, sizeof(prev), "%s", msg);
+	return found || warn;
 }
 
 int main(int argc, char **argv)
