@@ -55,6 +55,10 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_canary,
 	&hp_family_memperm,
 	&hp_family_cfi,
+	&hp_family_usercopy,
+	&hp_family_refcount,
+	&hp_family_list,
+	&hp_family_slab,
 };
 
 static DEFINE_MUTEX(hp_lock);
@@ -223,6 +227,12 @@ static bool hp_sysctl_set(const char *path)
 	char buf[16];
 
 	return hp_read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "0");
+}
+
+/* True when a WARN would panic the kernel: safe probes that warn refuse then. */
+bool hp_warn_panics(void)
+{
+	return hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
 }
 
 /* Flat views of the family tables, built once at load. */
