@@ -16,6 +16,7 @@
  * which goes through. A double list_del (poisoned pointers) is not probed:
  * without DEBUG_LIST the inline check dereferences the poison and faults.
  */
+#include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/list.h>
 #include <linux/printk.h>

@@ -26,6 +26,7 @@
  * hp_slab_df_repair()); otherwise the cache is left behind, never
  * destroyed, and the evidence says so.
  */
+#include <linux/atomic.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/preempt.h>
@@ -237,8 +238,8 @@ static void hp_slab_not_slab(struct hp_result *r)
 	kmem_cache_destroy(c);
 	free_page(page);
 	hp_set(r, HP_PROTECTED,
-	       "the free of a non-slab page was dropped (the next allocation gave %p, not the page); log: %s",
-	       y, logged ? line : "no new line (WARN_ONCE: already warned this boot?)");
+	       "the free of page %p was dropped (the next allocation gave %p); log: %s",
+	       p, y, logged ? line : "no new line (WARN_ONCE: already warned this boot?)");
 }
 
 static void hp_slab_layers(struct hp_layers *l)

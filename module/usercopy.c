@@ -15,6 +15,7 @@
  * the probe's object and private cache (a fresh name per run) are then
  * left behind, never destroyed with an object in them.
  */
+#include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
 #include <linux/mm.h>
