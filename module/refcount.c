@@ -19,6 +19,8 @@
 #include "hardprobe.h"
 
 static atomic_t hp_rc_seq = ATOMIC_INIT(0);
+/* each kind of event warns once per boot: seen its line yet? */
+static bool hp_rc_warned_ovf, hp_rc_warned_uaf, hp_rc_warned_leak, hp_rc_warned_add;
 
 /* A WARN with panic_on_warn set would panic the kernel: do not provoke one. */
 static bool hp_rc_refuse(struct hp_result *r)
@@ -36,22 +38,28 @@ static bool hp_rc_refuse(struct hp_result *r)
  * atomic_t after the same arithmetic; @want_ctl what wrapping gives.
  */
 static void hp_rc_judge(struct hp_result *r, const char *marker, const char *op,
-			unsigned int val, int ctl, int want_ctl, const char *needle)
+			unsigned int val, int ctl, int want_ctl, const char *needle,
+			bool *warned)
 {
 	char line[128];
-	bool logged;
+	bool logged = false;
 
 	if (ctl != want_ctl) {
 		hp_set(r, HP_INCONCLUSIVE, "control: atomic_t %s gave %d, not %d",
 		       op, ctl, want_ctl);
 		return;
 	}
-	logged = hp_log_find(marker, needle, line, sizeof(line));
+	/* WARN_ONCE: after the first line in this boot, do not scan the log again */
+	if (!*warned) {
+		logged = hp_log_find(marker, needle, line, sizeof(line));
+		*warned = logged;
+	}
 	hp_set(r, val == (unsigned int)REFCOUNT_SATURATED ? HP_PROTECTED : HP_VULNERABLE,
 	       "%s: refcount 0x%08x (%s), atomic_t control 0x%08x; log: %s",
 	       op, val, val == (unsigned int)REFCOUNT_SATURATED ? "saturated" : "not saturated",
 	       (unsigned int)ctl,
-	       logged ? line : "no new line (WARN_ONCE: already warned this boot?)");
+	       logged ? line : *warned ? "warned earlier in this boot (WARN_ONCE)" :
+	       "no new line (WARN_ONCE: warned before hardprobe ran?)");
 }
 
 /* Print a marker so that only warnings after it are counted. */
@@ -73,7 +81,8 @@ static void hp_rc_overflow(struct hp_result *r)
 	hp_rc_mark(marker, sizeof(marker), "inc overflow");
 	refcount_inc(&rc);
 	hp_rc_judge(r, marker, "inc from REFCOUNT_MAX", refcount_read(&rc),
-		    atomic_read(&ctl), INT_MIN, "refcount_t: saturated; leaking memory");
+		    atomic_read(&ctl), INT_MIN, "refcount_t: saturated; leaking memory",
+		    &hp_rc_warned_ovf);
 }
 
 static void hp_rc_underflow(struct hp_result *r)
@@ -90,7 +99,7 @@ static void hp_rc_underflow(struct hp_result *r)
 	hit = refcount_dec_and_test(&rc);
 	hp_rc_judge(r, marker, hit ? "dec_and_test on 0 (returned true)" :
 		    "dec_and_test on 0", refcount_read(&rc), atomic_read(&ctl), -1,
-		    "refcount_t: underflow; use-after-free");
+		    "refcount_t: underflow; use-after-free", &hp_rc_warned_uaf);
 }
 
 static void hp_rc_dec_to_zero(struct hp_result *r)
@@ -106,7 +115,7 @@ static void hp_rc_dec_to_zero(struct hp_result *r)
 	/* refcount_dec() must never drop the last reference */
 	refcount_dec(&rc);
 	hp_rc_judge(r, marker, "dec from 1", refcount_read(&rc), atomic_read(&ctl), 0,
-		    "refcount_t: decrement hit 0; leaking memory");
+		    "refcount_t: decrement hit 0; leaking memory", &hp_rc_warned_leak);
 }
 
 static void hp_rc_add_zero(struct hp_result *r)
@@ -121,7 +130,7 @@ static void hp_rc_add_zero(struct hp_result *r)
 	hp_rc_mark(marker, sizeof(marker), "add on 0");
 	refcount_add(2, &rc);
 	hp_rc_judge(r, marker, "add 2 on 0", refcount_read(&rc), atomic_read(&ctl), 2,
-		    "refcount_t: addition on 0; use-after-free");
+		    "refcount_t: addition on 0; use-after-free", &hp_rc_warned_add);
 }
 
 /* Once saturated, a counter must stay there: decrements cannot free it. */

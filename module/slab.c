@@ -53,6 +53,7 @@
 #define HP_SLAB_SIZE		128
 
 static atomic_t hp_slab_seq = ATOMIC_INIT(0);
+static bool hp_slab_page_warned;
 
 static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size)
 {
@@ -150,19 +151,22 @@ static void hp_slab_cross_cache(struct hp_result *r)
 		hp_set(r, HP_ERROR, "cannot create two private caches");
 		goto out;
 	}
-	/* control: the legal free of an object of a to a passes without a word */
-	snprintf(marker, sizeof(marker), "slab cross-cache [%d]", seq);
-	pr_info("%s: legal free first\n", marker);
+	/* control: the legal free of an object of a to a gives it back to a */
 	x = kmem_cache_alloc(a, GFP_KERNEL);
 	if (!x) {
 		hp_set(r, HP_ERROR, "cannot allocate from hardprobe-slab-a-%d", seq);
 		goto out;
 	}
 	kmem_cache_free(a, x);
-	if (hp_log_find(marker, "Wrong slab cache", NULL, 0)) {
-		hp_set(r, HP_INCONCLUSIVE, "control: a legal free warned");
+	y = kmem_cache_alloc(a, GFP_KERNEL);
+	if (y)
+		kmem_cache_free(a, y);
+	if (y != x) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: a did not hand out its freed object again (%p, then %p)", x, y);
 		goto out;
 	}
+	snprintf(marker, sizeof(marker), "slab cross-cache [%d]", seq);
 
 	x = kmem_cache_alloc(b, GFP_KERNEL);
 	if (!x) {
@@ -197,7 +201,7 @@ static void hp_slab_not_slab(struct hp_result *r)
 	char marker[48], line[160];
 	unsigned long page;
 	int seq;
-	bool logged;
+	bool logged = false;
 
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED,
@@ -223,7 +227,11 @@ static void hp_slab_not_slab(struct hp_result *r)
 	/* if the page went onto the freelist, the next allocation returns it */
 	y = kmem_cache_alloc(c, GFP_ATOMIC);
 	preempt_enable();
-	logged = hp_log_find(marker, HP_SLAB_SIG_PAGE, line, sizeof(line));
+	/* WARN_ONCE: after the first line in this boot, do not scan the log again */
+	if (!hp_slab_page_warned) {
+		logged = hp_log_find(marker, HP_SLAB_SIG_PAGE, line, sizeof(line));
+		hp_slab_page_warned = logged;
+	}
 	if (y == p) {
 		/* the cache now believes in an object it does not own: leave both */
 		hp_set(r, HP_VULNERABLE,
@@ -239,7 +247,9 @@ static void hp_slab_not_slab(struct hp_result *r)
 	free_page(page);
 	hp_set(r, HP_PROTECTED,
 	       "the free of page %p was dropped (the next allocation gave %p); log: %s",
-	       p, y, logged ? line : "no new line (WARN_ONCE: already warned this boot?)");
+	       p, y, logged ? line : hp_slab_page_warned ?
+	       "warned earlier in this boot (WARN_ONCE)" :
+	       "no new line (WARN_ONCE: warned before hardprobe ran?)");
 }
 
 static void hp_slab_layers(struct hp_layers *l)
