@@ -105,6 +105,10 @@ HP_KUNIT_SUITE(user_exec);
 HP_KUNIT_SUITE(user_access);
 HP_KUNIT_SUITE(fortify);
 HP_KUNIT_SUITE(array_bounds);
+HP_KUNIT_SUITE(usercopy);
+HP_KUNIT_SUITE(refcount);
+HP_KUNIT_SUITE(list_hardening);
+HP_KUNIT_SUITE(slab_free);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
@@ -112,7 +116,9 @@ kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
 		  &hp_kunit_suite_nx, &hp_kunit_suite_stack_guard,
 		  &hp_kunit_suite_user_exec, &hp_kunit_suite_user_access,
-		  &hp_kunit_suite_fortify, &hp_kunit_suite_array_bounds);
+		  &hp_kunit_suite_fortify, &hp_kunit_suite_array_bounds,
+		  &hp_kunit_suite_usercopy, &hp_kunit_suite_refcount,
+		  &hp_kunit_suite_list_hardening, &hp_kunit_suite_slab_free);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

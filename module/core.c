@@ -59,6 +59,10 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_cfi,
 	&hp_family_fortify,
 	&hp_family_bounds,
+	&hp_family_usercopy,
+	&hp_family_refcount,
+	&hp_family_list,
+	&hp_family_slab,
 };
 
 static DEFINE_MUTEX(hp_lock);
@@ -243,6 +247,12 @@ static bool hp_limit_near(const char *limit, const char *count)
 	if (hp_read_file(count, buf, sizeof(buf)) > 0 && kstrtoul(buf, 10, &cnt))
 		cnt = 0;
 	return cnt + 1 >= lim;
+}
+
+/* True when a WARN would panic the kernel: safe probes that warn refuse then. */
+bool hp_warn_panics(void)
+{
+	return hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
 }
 
 /* Flat views of the family tables, built once at load. */

@@ -92,6 +92,10 @@ extern const struct hp_family hp_family_canary;
 extern const struct hp_family hp_family_cfi;
 extern const struct hp_family hp_family_fortify;
 extern const struct hp_family hp_family_bounds;
+extern const struct hp_family hp_family_usercopy;
+extern const struct hp_family hp_family_refcount;
+extern const struct hp_family hp_family_list;
+extern const struct hp_family hp_family_slab;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
@@ -102,6 +106,7 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 bool hp_cmdline_bool(const char *param, bool *val);
+bool hp_warn_panics(void);
 const char *hardprobe_target(void);
 
 /* The result of one run of a feature and its probes. */
