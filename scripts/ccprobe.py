@@ -162,53 +162,30 @@ def counted_probe(src, fn, regex, what, off=()):
     return probe
 
 
-SRC_REGS = """
+# one source for the code-generation probes: one baseline compile per compiler serves them all
+SRC_CODE = """
+extern void use(char *);
+extern int (*fp)(int);
 int leaf(int a, int b, int c, int d) { return a * b + c * d; }
 long mix(long a, long b, long c, long d, long e) { return (a ^ b) * (c + d) - e * a; }
-"""
-
-SRC_STACK = """
-extern void use(char *);
 void small(void) { char buf[64]; use(buf); }
 struct pad { char c; long l; };
 extern void usep(struct pad *);
 void padded(void) { struct pad p; usep(&p); }
-"""
-
-SRC_BIG = """
-extern void use(char *);
 void big(void) { char buf[8192]; use(buf); }
-"""
-
-SRC_ICALL = """
-extern int (*fp)(int);
+void huge(void) { char buf[131072]; use(buf); }
 static int cb(int x) { return x + 1; }
 int (*const tab[])(int) = { cb };
-int icall(int x) { return fp(x) + 1; }
-int leaf(int a, int b) { return a * b; }
-"""
-
-SRC_BTI = """
-extern int (*fp)(int);
 static __attribute__((noinline)) int helper(int x) { return x * 3 + 1; }
-int leaf(int a, int b) { return a * b; }
 int icall(int x) { return fp(x) + helper(x); }
-"""
-
-SRC_BOUND = """
+void tail(void (*g)(void)) { g(); }
 int bound(int *a, unsigned long n, unsigned long i) { if (i < n) return a[i]; return 0; }
-"""
-
-SRC_SIGNED = "int add(int a, int b) { return a + b; }\n"
-SRC_UNSIGNED = "unsigned int add(unsigned int a, unsigned int b) { return a + b; }\n"
-SRC_TRUNC = "unsigned char trunc(int x) { return x; }\nsigned char strunc(unsigned int x) { return x; }\n"
-
-SRC_ARRAY = """
+int add(int a, int b) { return a + b; }
+unsigned int uadd(unsigned int a, unsigned int b) { return a + b; }
+unsigned char trunc(int x) { return x; }
+signed char strunc(unsigned int x) { return x; }
 int arr[8];
 int get(int i) { return arr[i]; }
-"""
-
-SRC_FUNCS = """
 int hp_one(int x) { return x + 1; }
 int hp_two(int x) { return x * 2; }
 int hp_data = 1;
@@ -231,7 +208,7 @@ def slh_mask(cc):
 
 
 def kcfi_check(cc):
-    return (r"\bud2\b|\.kcfi_traps|^__cfi_\w+:" if cc.arch == "x86_64"
+    return (r"\bud2\b" if cc.arch == "x86_64"
             else r"\bbrk\s+#0x8[0-9a-f]{3}\b")
 
 
@@ -245,10 +222,10 @@ def flag_for(feature, cc):
 
 def probe_canary(cc, tmp, flag):
     fl = flag.split()
-    ok, asm, err = cc.compile(tmp, SRC_STACK, fl)
+    ok, asm, err = cc.compile(tmp, SRC_CODE, fl)
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, asm0, _ = cc.compile(tmp, SRC_STACK, [])
+    _, asm0, _ = cc.compile(tmp, SRC_CODE, [])
     if cc.arch == "x86_64":
         guard = r"%gs:40|__stack_chk_guard"
         gname = "%gs:40 guard reads"
@@ -270,11 +247,12 @@ def probe_randstruct(cc, tmp, flag):
            "".join(f"unsigned long off_{m} = __builtin_offsetof(struct hp_rs, {m});\n"
                    for m in members))
     offs = []
-    for seed in ("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"):
+    for i, seed in enumerate(("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                              "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210")):
         fl = []
         if cc.family == "clang":
-            path = os.path.join(tmp, f"seed-{seed[:4]}")
+            # one file per compiler: another compiler's run must not rewrite it under us
+            path = os.path.join(tmp, f"seed-{cc.name}-{cc.arch}-{i + 1}")
             with open(path, "w") as f:
                 f.write(seed + "\n")
             fl = [f"-frandomize-layout-seed-file={path}"]
@@ -298,10 +276,10 @@ def probe_randstruct(cc, tmp, flag):
 
 
 def probe_lto(cc, tmp, flag):
-    ok, obj, err = cc.compile(tmp, SRC_FUNCS, flag.split(), mode="c")
+    ok, obj, err = cc.compile(tmp, SRC_CODE, flag.split(), mode="c")
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, obj0, _ = cc.compile(tmp, SRC_FUNCS, [], mode="c")
+    _, obj0, _ = cc.compile(tmp, SRC_CODE, [], mode="c")
     if cc.family == "clang":
         bc, bc0 = obj[:4] == b"BC\xc0\xde", obj0[:4] == b"BC\xc0\xde"
         return cell(True, bc and not bc0, flag,
@@ -346,13 +324,13 @@ def probe_fallthrough(cc, tmp, flag):
 
 def probe_signed(cc, tmp, flag):
     rx = r"__ubsan_handle_add_overflow"
-    ok, asm, err = cc.compile(tmp, SRC_SIGNED, flag.split())
+    ok, asm, err = cc.compile(tmp, SRC_CODE, flag.split())
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, asm0, _ = cc.compile(tmp, SRC_SIGNED, [])
-    _, asm_s, _ = cc.compile(tmp, SRC_SIGNED, flag.split(), drop=("-fno-strict-overflow",))
-    n, n0 = count(asm_lines(asm, cc.arch), rx), count(asm_lines(asm0, cc.arch), rx)
-    ns = count(asm_lines(asm_s or "", cc.arch), rx)
+    _, asm0, _ = cc.compile(tmp, SRC_CODE, [])
+    _, asm_s, _ = cc.compile(tmp, SRC_CODE, flag.split(), drop=("-fno-strict-overflow",))
+    n, n0 = count(function(asm, cc.arch, "add"), rx), count(function(asm0, cc.arch, "add"), rx)
+    ns = count(function(asm_s or "", cc.arch, "add"), rx)
     return cell(True, n > n0, flag,
                 f"{n} __ubsan_handle_add_overflow calls under the kernel's -fno-strict-overflow "
                 f"vs {n0} without the flag ({ns} without -fno-strict-overflow)")
@@ -360,13 +338,13 @@ def probe_signed(cc, tmp, flag):
 
 def probe_array_bounds(cc, tmp, flag):
     rx = r"__ubsan_handle_out_of_bounds"
-    ok, asm, err = cc.compile(tmp, SRC_ARRAY, flag.split())
+    ok, asm, err = cc.compile(tmp, SRC_CODE, flag.split())
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, asm0, _ = cc.compile(tmp, SRC_ARRAY, [])
-    n, n0 = count(asm_lines(asm, cc.arch), rx), count(asm_lines(asm0, cc.arch), rx)
+    _, asm0, _ = cc.compile(tmp, SRC_CODE, [])
+    n, n0 = count(function(asm, cc.arch, "get"), rx), count(function(asm0, cc.arch, "get"), rx)
     ev = [f"{n} __ubsan_handle_out_of_bounds calls with the flag vs {n0} without"]
-    okf, _, errf = cc.compile(tmp, SRC_ARRAY, ["-fstrict-flex-arrays=3"])
+    okf, _, errf = cc.compile(tmp, SRC_CODE, ["-fstrict-flex-arrays=3"])
     ev.append("-fstrict-flex-arrays=3 " + ("accepted" if okf and not REJECT_RE.search(errf)
                                            else "rejected"))
     cb = """
@@ -405,10 +383,10 @@ unsigned long sta(unsigned long n) { char *p = hp_alloc(n); return __builtin_obj
 
 def probe_bti(cc, tmp, flag):
     fl = flag.split()
-    ok, asm, err = cc.compile(tmp, SRC_BTI, fl)
+    ok, asm, err = cc.compile(tmp, SRC_CODE, fl)
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, asm0, _ = cc.compile(tmp, SRC_BTI, [])
+    _, asm0, _ = cc.compile(tmp, SRC_CODE, [])
     rx = r"\bbti\s+c\b|\bhint\s+#?34\b"
     pad = r"\bbti\s+c\b|\bhint\s+#?34\b|\bpaciasp\b|\bhint\s+#?25\b"
     fns = ("leaf", "icall", "helper")
@@ -423,12 +401,12 @@ def probe_bti(cc, tmp, flag):
 FEATURES = {
     "stack_init": {
         "flag": "-ftrivial-auto-var-init=zero",
-        "probe": counted_probe(SRC_STACK, ("small", "padded"), stack_zero,
+        "probe": counted_probe(SRC_CODE, ("small", "padded"), stack_zero,
                                "zeroing stores/memset calls"),
     },
     "zero_call_regs": {
         "flag": "-fzero-call-used-regs=used-gpr",
-        "probe": counted_probe(SRC_REGS, ("leaf", "mix"), xor_zero,
+        "probe": counted_probe(SRC_CODE, ("leaf", "mix"), xor_zero,
                                lambda cc: "xor self-zeroing" if cc.arch == "x86_64"
                                else "mov-zero"),
     },
@@ -441,14 +419,15 @@ FEATURES = {
     },
     "kcfi": {
         "flag": "-fsanitize=kcfi",
-        "probe": counted_probe(SRC_ICALL, None, kcfi_check,
-                               lambda cc: "kCFI checks (ud2, .kcfi_traps, __cfi_ preambles)"
-                               if cc.arch == "x86_64" else "kCFI check traps (brk #0x8xxx)"),
+        "probe": counted_probe(SRC_CODE, ("icall", "tail"), kcfi_check,
+                               lambda cc: "kCFI call-site checks (hash compare, ud2 trap)"
+                               if cc.arch == "x86_64" else
+                               "kCFI call-site checks (hash compare, brk #0x8xxx trap)"),
     },
     "ibt": {
         "flag": "-fcf-protection=branch -fno-jump-tables",
         "arch": "x86_64",
-        "probe": counted_probe(SRC_ICALL, None, r"\bendbr64\b", "endbr64"),
+        "probe": counted_probe(SRC_CODE, None, r"\bendbr64\b", "endbr64"),
     },
     "bti": {
         "flag": "-mbranch-protection=pac-ret+bti",
@@ -458,14 +437,14 @@ FEATURES = {
     "pac_ret": {
         "flag": "-mbranch-protection=pac-ret",
         "arch": "arm64",
-        "probe": counted_probe(SRC_BTI, ("icall",),
+        "probe": counted_probe(SRC_CODE, ("icall",),
                                r"\bpaci[ab]sp\b|\bhint\s+#?25\b|\bhint\s+#?27\b",
                                "paciasp (hint #25)"),
     },
     "shadow_call_stack": {
         "flag": "-fsanitize=shadow-call-stack -ffixed-x18",
         "arch": "arm64",
-        "probe": counted_probe(SRC_BTI, ("icall",), r"\bx18\b", "x18 (shadow stack) uses"),
+        "probe": counted_probe(SRC_CODE, ("icall",), r"\bx18\b", "x18 (shadow stack) uses"),
     },
     "sls": {
         "flag": "-mharden-sls=all",
@@ -476,12 +455,12 @@ FEATURES = {
         "flag": {"gcc": "-mindirect-branch=thunk-extern -mindirect-branch-register",
                  "clang": "-mretpoline-external-thunk"},
         "arch": "x86_64",
-        "probe": counted_probe(SRC_ICALL, ("icall",), r"__x86_indirect_thunk",
+        "probe": counted_probe(SRC_CODE, ("icall",), r"__x86_indirect_thunk",
                                "__x86_indirect_thunk calls"),
     },
     "slh": {
         "flag": "-mspeculative-load-hardening",
-        "probe": counted_probe(SRC_BOUND, ("bound",), slh_mask,
+        "probe": counted_probe(SRC_CODE, ("bound",), slh_mask,
                                lambda cc: "mask instructions (cmov/sar/or of the predicate)"
                                if cc.arch == "x86_64" else "mask instructions (csetm/csel/and/csdb)"),
     },
@@ -495,13 +474,13 @@ FEATURES = {
     },
     "unsigned_overflow": {
         "flag": "-fsanitize=unsigned-integer-overflow",
-        "probe": counted_probe(SRC_UNSIGNED, None, r"__ubsan_handle_add_overflow",
+        "probe": counted_probe(SRC_CODE, ("uadd",), r"__ubsan_handle_add_overflow",
                                "__ubsan_handle_add_overflow calls"),
     },
     "truncation": {
         "flag": "-fsanitize=implicit-signed-integer-truncation "
                 "-fsanitize=implicit-unsigned-integer-truncation",
-        "probe": counted_probe(SRC_TRUNC, None, r"__ubsan_handle_implicit_conversion",
+        "probe": counted_probe(SRC_CODE, ("trunc", "strunc"), r"__ubsan_handle_implicit_conversion",
                                "__ubsan_handle_implicit_conversion calls"),
     },
     "array_bounds": {
@@ -519,7 +498,7 @@ FEATURES = {
     },
     "function_sections": {
         "flag": "-ffunction-sections -fdata-sections",
-        "probe": counted_probe(SRC_FUNCS, None,
+        "probe": counted_probe(SRC_CODE, None,
                                r"\.section\s+\.(text\.hp_one|text\.hp_two|data\.hp_data)\b",
                                ".text.<fn>/.data.<var> sections"),
     },
@@ -536,7 +515,7 @@ FEATURES = {
 
 def probe_sls(cc, tmp, flag):
     fl = flag.split()
-    src = SRC_ICALL + "void tail(void (*g)(void)) { g(); }\n"
+    src = SRC_CODE
     ok, asm, err = cc.compile(tmp, src, fl)
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
@@ -553,18 +532,11 @@ def probe_sls(cc, tmp, flag):
 FEATURES["sls"]["probe"] = probe_sls
 
 
-SRC_CLASH = """
-extern void use(char *);
-void big(void) { char buf[8192]; use(buf); }
-void huge(void) { char buf[131072]; use(buf); }
-"""
-
-
 def probe_stack_clash(cc, tmp, flag):
-    ok, asm, err = cc.compile(tmp, SRC_CLASH, flag.split())
+    ok, asm, err = cc.compile(tmp, SRC_CODE, flag.split())
     if not ok or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, asm0, _ = cc.compile(tmp, SRC_CLASH, [])
+    _, asm0, _ = cc.compile(tmp, SRC_CODE, [])
     if cc.arch == "x86_64":
         rx, what = r"\b(orq|movq)\s+\$0, \(%rsp\)", "orq/movq $0,(%rsp)"
     else:

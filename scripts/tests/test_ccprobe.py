@@ -95,6 +95,13 @@ def main():
         check(f"stack-clash-{cc}", x["emits"] is True and m is not None and
               int(m.group(1)) > 0 and m.group(2) == "0", x["evidence"])
 
+    # randstruct: two seeds give two layouts with clang; GCC needs the kernel's plugin
+    x = c("randstruct", "clang-19/x86_64")
+    m = re.search(r"seed 1 ([\d,]+), seed 2 ([\d,]+) \(declared ([\d,]+)\)", x["evidence"])
+    check("randstruct-clang-19-seeds", x["emits"] is True and m is not None and
+          len({m.group(1), m.group(2), m.group(3)}) == 3, x["evidence"])
+    check("randstruct-gcc-12-no-plugin", c("randstruct", "gcc-12/x86_64")["accepted"] is False)
+
     # a missing compiler is recorded as absent with its Debian package, not a failure
     saved = ccprobe.COMPILERS
     ccprobe.COMPILERS = [("clang-99", "x86_64", ["hp-no-such-clang-99"], "clang-99")]
