@@ -236,8 +236,11 @@ def probe_canary(cc, tmp, flag):
     body, body0 = function(asm, cc.arch, "small"), function(asm0, cc.arch, "small")
     n, n0 = count(body, fail), count(body0, fail)
     g, g0 = count(body, guard), count(body0, guard)
+    note = ("" if cc.arch == "x86_64" else
+            " (the kernel's offset is TSK_STACK_CANARY from asm-offsets; 1024 here)")
     return cell(True, n > n0 and g > g0, flag,
-                f"{n} __stack_chk_fail calls and {g} {gname} with the flag vs {n0}/{g0} without")
+                f"{n} __stack_chk_fail calls and {g} {gname} with the flag vs {n0}/{g0} without"
+                + note)
 
 
 def probe_randstruct(cc, tmp, flag):
@@ -272,7 +275,8 @@ def probe_randstruct(cc, tmp, flag):
     emits = a != b and a != declared
     fmt = lambda v: ",".join("?" if x is None else str(x) for x in v)  # noqa: E731
     return cell(True, emits, flag,
-                f"offsets of a,b,c,d,e: seed 1 {fmt(a)}, seed 2 {fmt(b)} (declared {fmt(declared)})")
+                f"offsets of a,b,c,d,e: seed 1 {fmt(a)}, seed 2 {fmt(b)} "
+                f"(declared {fmt(declared)})")
 
 
 def probe_lto(cc, tmp, flag):
@@ -308,18 +312,27 @@ void sw(int x) {
 
 def probe_fallthrough(cc, tmp, flag):
     plain, annotated = FALL_SRC % "", FALL_SRC % "__attribute__((__fallthrough__));"
-    ok, _, err = cc.compile(tmp, annotated, flag.split())
-    if not ok or REJECT_RE.search(err):
-        return cell(False, None, flag, "rejected: " + first_diag(err))
     warn_re = re.compile(r"fall(s)? ?through|fallthrough", re.I)
+    ok, _, err = cc.compile(tmp, annotated, flag.split())
+    silenced = ok and not warn_re.search(err)
+    if (not ok and not warn_re.search(err)) or REJECT_RE.search(err):
+        return cell(False, None, flag, "rejected: " + first_diag(err))
     _, _, err_plain = cc.compile(tmp, plain, flag.split(), drop=("-Werror",))
     _, _, err_off = cc.compile(tmp, plain, [], drop=("-Werror",))
     w, w0 = bool(warn_re.search(err_plain)), bool(warn_re.search(err_off))
-    return cell(True, w and not w0, flag,
+    cond = ""
+    if cc.family == "clang":
+        # init/Kconfig: Clang gets the warning only if it has -Wunreachable-code-fallthrough
+        oku, _, erru = cc.compile(tmp, annotated, ["-Wunreachable-code-fallthrough"])
+        has = oku and not REJECT_RE.search(erru)
+        cond = ("; -Wunreachable-code-fallthrough exists, so the kernel enables it" if has else
+                "; no -Wunreachable-code-fallthrough, so the kernel leaves it off")
+    return cell(True, w and not w0 and silenced, flag,
                 (f"unannotated fall-through warns ({first_diag(err_plain)})" if w
                  else "no warning on an unannotated fall-through") +
-                "; __attribute__((__fallthrough__)) silences it" +
-                ("; warns even without the flag" if w0 else ""))
+                "; __attribute__((__fallthrough__)) " +
+                ("silences it" if silenced else "does NOT silence it") +
+                ("; warns even without the flag" if w0 else "") + cond)
 
 
 def probe_signed(cc, tmp, flag):
@@ -365,7 +378,8 @@ unsigned long sz(struct hp_fam *p) { return __builtin_dynamic_object_size(p->a, 
 def probe_fortify(cc, tmp, flag):
     src = """
 extern void *hp_alloc(unsigned long n) __attribute__((alloc_size(1)));
-unsigned long dyn(unsigned long n) { char *p = hp_alloc(n); return __builtin_dynamic_object_size(p, 0); }
+unsigned long dyn(unsigned long n)
+{ char *p = hp_alloc(n); return __builtin_dynamic_object_size(p, 0); }
 unsigned long sta(unsigned long n) { char *p = hp_alloc(n); return __builtin_object_size(p, 0); }
 """
     ok, asm, err = cc.compile(tmp, src, [])
@@ -462,7 +476,8 @@ FEATURES = {
         "flag": "-mspeculative-load-hardening",
         "probe": counted_probe(SRC_CODE, ("bound",), slh_mask,
                                lambda cc: "mask instructions (cmov/sar/or of the predicate)"
-                               if cc.arch == "x86_64" else "mask instructions (csetm/csel/and/csdb)"),
+                               if cc.arch == "x86_64" else
+                               "mask instructions (csetm/csel/and/csdb)"),
     },
     "stack_clash": {
         "flag": "-fstack-clash-protection",
@@ -526,7 +541,8 @@ def probe_sls(cc, tmp, flag):
         return sum(1 for x, y in zip(lines, lines[1:])
                    if re.match(r"^(retq?|jmpq?\s+\*)", x) and y == "int3")
     n, n0 = pairs(asm), pairs(asm0)
-    return cell(True, n > n0, flag, f"{n} int3 after ret/indirect jmp with the flag vs {n0} without")
+    return cell(True, n > n0, flag,
+                f"{n} int3 after ret/indirect jmp with the flag vs {n0} without")
 
 
 FEATURES["sls"]["probe"] = probe_sls
@@ -543,13 +559,12 @@ def probe_stack_clash(cc, tmp, flag):
         rx, what = r"\bstr\s+xzr, \[sp", "str xzr,[sp]"
     n = {f: count(function(asm, cc.arch, f), rx) for f in ("big", "huge")}
     n0 = {f: count(function(asm0, cc.arch, f), rx) for f in ("big", "huge")}
-    ev = (f"page probes ({what}): 8 KiB frame {n['big']} with the flag vs {n0['big']} without, "
-          f"128 KiB frame {n['huge']} vs {n0['huge']}")
+    ev = (f"page probes ({what}): 8 KiB frame {n['big']} with the flag vs {n0['big']} with the "
+          f"kernel's -fno-stack-clash-protection, 128 KiB frame {n['huge']} vs {n0['huge']}")
     if n["big"] == 0 and n["huge"] > 0:
         ev += " (no probe needed below the assumed guard size: GCC arm64 assumes 64 KiB)" \
             if cc.family == "gcc" and cc.arch == "arm64" else " (none for 8 KiB)"
-    return cell(True, n["big"] + n["huge"] > n0["big"] + n0["huge"], flag,
-                ev + "; the kernel passes -fno-stack-clash-protection")
+    return cell(True, n["big"] + n["huge"] > n0["big"] + n0["huge"], flag, ev)
 
 
 FEATURES["stack_clash"]["probe"] = probe_stack_clash

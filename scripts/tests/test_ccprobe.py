@@ -91,7 +91,7 @@ def main():
         if cc not in present:
             continue
         x = c("stack_clash", cc)
-        m = re.search(r"8 KiB frame (\d+) with the flag vs (\d+) without", x["evidence"])
+        m = re.search(r"8 KiB frame (\d+) with the flag vs (\d+) with the kernel's", x["evidence"])
         check(f"stack-clash-{cc}", x["emits"] is True and m is not None and
               int(m.group(1)) > 0 and m.group(2) == "0", x["evidence"])
 
