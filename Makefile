@@ -10,11 +10,13 @@
 #   make KDIR=/lib/modules/$(uname -r)/build
 # into a kernel tree (drivers/misc/hardprobe, tools/testing/selftests/hardprobe):
 #   make intree KSRC=<tree>
+# what each installed compiler can do (accepts and emits), whatever the kernel uses:
+#   make ccprobe                                prints the table, writes results/compiler.json
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench intree lint deps clean
+.PHONY: all modules run check check-debug bench intree ccprobe lint deps clean
 
 all: modules
 
@@ -49,6 +51,10 @@ check-debug:
 intree:
 	@test -n "$(KSRC)" || { echo "usage: make intree KSRC=<kernel tree>" >&2; exit 2; }
 	@scripts/intree.sh "$(abspath $(KSRC))"
+
+# the compiler layer: gcc-12, aarch64 gcc-12, clang-19, clang-22 (those installed)
+ccprobe:
+	@python3 scripts/ccprobe.py $(if $(V),-v)
 
 lint:
 	@scripts/lint.sh
