@@ -22,6 +22,7 @@ if [ $# -gt 0 ]; then
 else
 	read -r -a targets <<<"${TARGETS:-x86_64-gcc x86_64-clang arm64-gcc arm64-clang}"
 fi
+COMPILERS=${COMPILERS:-}
 for c in ${COMPILERS//,/ }; do
 	case "$c" in
 	clang-[0-9]*) targets+=("x86_64-$c" "arm64-$c") ;;
