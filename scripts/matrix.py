@@ -562,7 +562,8 @@ def render_html(m):
         if t["status"] != "ok":
             tip = f"{t['status'].upper()}: {t['reason']}\n" + tip
         cls = {"ok": "", "missing": ' class="miss"'}.get(t["status"], ' class="bad"')
-        why = f'<span class="why">{h(t["status"])}: {h(t["reason"])}</span>' if t["status"] != "ok" else ""
+        label = t["reason"] if t["reason"].startswith(t["status"]) else f'{t["status"]}: {t["reason"]}'
+        why = f'<span class="why">{h(label)}</span>' if t["status"] != "ok" else ""
         emu = " · timing emulated" if t["bench"] and t["bench"]["emulated"] else ""
         o.append(f'<th{cls} data-target="{h(t["id"])}" title="{h(tip)}">{h(t["id"])}'
                  f'<span class="s">{h(target_head(t))}{h(emu)}</span>'
