@@ -16,6 +16,8 @@ record() { tee -a "$L"; }
 
 hp_say host - "collector and judge on recorded guest logs"
 python3 "$HP_TOP/scripts/tests/test_bench.py" | record
+hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
+python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix" | record
 
 hp_say lint - "checkpatch --strict"
 "$HP_TOP/scripts/lint.sh" | record
