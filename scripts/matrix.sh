@@ -72,7 +72,7 @@ for t in "${targets[@]}"; do
 	t0=$(date +%s)
 	hp_say matrix "$t" "target $i/$n: run (kernel, module, boot, fatal guests); log $log"
 	rc=0 stage=complete reason=
-	if ! err=$( (hp_target_kdir "$t" /nonexistent) 2>&1 ); then
+	if [ "$t" != debian ] && ! err=$( (hp_target "$t") 2>&1 ); then
 		rc=1 stage=target reason=${err#hardprobe: error: }
 		echo "$err" >"$log"
 	else
@@ -107,8 +107,8 @@ done
 if [ -f "$HP_TOP/scripts/ccprobe.py" ]; then
 	ccs=()
 	for t in "${targets[@]}"; do
-		( hp_target_kdir "$t" /nonexistent ) >/dev/null 2>&1 || continue
-		hp_target_kdir "$t" /nonexistent
+		( hp_target "$t" ) >/dev/null 2>&1 || continue
+		hp_target "$t"
 		ccs+=("$HP_COMPILER/$HP_ARCH")
 	done
 	mapfile -t ccs < <(printf '%s\n' "${ccs[@]}" | awk 'NF && !seen[$0]++')
