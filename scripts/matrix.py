@@ -50,7 +50,7 @@ CATALOGUE = [
     ("array_bounds", "Array bounds (UBSAN)"),
     ("usercopy", "Hardened usercopy"),
     ("rodata", "Read-only kernel data"),
-    ("ro_after_init", "__ro_after_init data"),
+    ("ro_after_init", "Read-only after init"),
     ("nx", "Non-executable data"),
     ("stack_guard", "Stack guard page"),
     ("user_exec", "No kernel exec of user memory (SMEP/PXN)"),
@@ -383,7 +383,9 @@ def render_md(m):
            "configured), `cc✓`/`cc✗` whether the target's compiler can (compiler layer), and the "
            f"measured cost (with/without ratio of ns per call) or {DASH} where not measured. "
            "Details: `matrix.html` (hover or click a cell) and `matrix.json`.", ""]
-    head = ["feature"] + [f"{t['id']} ({target_head(t)})" for t in ts]
+    head = ["feature"] + [f"{t['id']} ({target_head(t)}"
+                          + (f"; {t['status'].upper()}" + (f" at {t['run']['stage']}" if t["run"] and t["run"].get("stage") else "")
+                             if t["status"] != "ok" else "") + ")" for t in ts]
     out.append("| " + " | ".join(md_esc(h) for h in head) + " |")
     out.append("|" + "---|" * len(head))
     for f in m["features"]:
@@ -397,7 +399,7 @@ def render_md(m):
         k = t["kernel"]
         line = f"- `{t['id']}`: "
         if t["status"] != "ok":
-            line += f"**{t['status'].upper()}**: {t['reason']}; "
+            line += f"**{t['status'].upper()}**: {t['reason']}; "  # the reason, in full
         line += (f"compiler {t['compiler'] or DASH}, kernel {k['release'] or DASH}, config hash "
                  f"{k['config_hash'] or DASH}, bench {('emulated (QEMU TCG)' if t['bench']['emulated'] else 'native') if t['bench'] else DASH}")
         out.append(md_esc(line).replace("\\|", "|"))
