@@ -255,6 +255,13 @@ def main(argv):
     check("matrix-unprobed-feature-dash", unseen and all(c == "—" for c in mrows[unseen[0]])
           and all(o == "missing" for o, _ in hp.rows[unseen[0]]), unseen[0] if unseen else "")
 
+    table = md[md.index("| feature"):].split("\n\n")[0]
+    readme = open(os.path.join(os.path.dirname(SCRIPTS), "README.md")).read()
+    m = re.search(r"<!-- matrix:begin -->\n(.*?)\n<!-- matrix:end -->", readme, re.S)
+    check("readme-matrix-current", m is not None and m.group(1).strip() == table.strip(),
+          "" if m and m.group(1).strip() == table.strip() else
+          "README.md's matrix differs from matrix.py on scripts/tests/matrix: paste the table of results/matrix.md")
+
     # 2. with a bench.json, a compiler.json and a target whose run failed
     rdir = os.path.join(tmp, "results")
     shutil.copytree(FIXTURES, rdir)
