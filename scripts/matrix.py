@@ -463,8 +463,9 @@ td.c{min-width:150px;padding:5px 8px;border-radius:3px;vertical-align:top;border
 td.c .o{font-weight:700} td.c .l{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 td.c .k{font-size:12px}
 td.c details summary{cursor:pointer;list-style:none} td.c details summary::-webkit-details-marker{display:none}
-td.c details[open]{background:#fff;color:#222;padding:6px;border-radius:3px;max-width:520px}
-td.c details[open] summary{margin-bottom:4px}
+td.c{position:relative}
+td.c details[open] .d{position:absolute;z-index:5;left:0;top:100%;width:520px;background:#fff;color:#222;
+ padding:8px 10px;border:1px solid #888;border-radius:4px;box-shadow:0 4px 14px rgba(0,0,0,.25);margin:0}
 .d{font-size:12px} .d dt{font-weight:700} .d dd{margin:0 0 4px 8px}
 .d ul{margin:2px 0;padding-left:16px} .d li{margin:1px 0}
 .legend span.sw{display:inline-block;width:16px;height:16px;border:1px solid #999;vertical-align:middle;margin:0 4px 0 12px}
