@@ -109,12 +109,13 @@ if [ -f "$HP_TOP/scripts/ccprobe.py" ]; then
 	for t in "${targets[@]}"; do
 		( hp_target "$t" ) >/dev/null 2>&1 || continue
 		hp_target "$t"
-		ccs+=("$HP_COMPILER/$HP_ARCH")
+		ccs+=("$HP_COMPILER/$HP_ARCH")	# ccprobe.py's compiler ids
 	done
 	mapfile -t ccs < <(printf '%s\n' "${ccs[@]}" | awk 'NF && !seen[$0]++')
 	hp_say matrix - "compiler layer: scripts/ccprobe.py ${ccs[*]}"
 	rm -f "$RES/compiler.json"
-	python3 "$HP_TOP/scripts/ccprobe.py" --out "$RES/compiler.json" "${ccs[@]}" >"$RES/ccprobe.log" 2>&1 ||
+	python3 "$HP_TOP/scripts/ccprobe.py" -o "$RES/compiler.json" --compilers "$(IFS=,; echo "${ccs[*]}")" \
+		>"$RES/ccprobe.log" 2>&1 ||
 		hp_say matrix - "ccprobe.py failed (the compiler layer shows —); see $RES/ccprobe.log"
 fi
 
