@@ -85,8 +85,10 @@ PALETTE = {
 # compiler layer: accepted and emits / accepted, no code / rejected / no entry
 CC_PALETTE = {
     "emits": ("#4caf50", "#ffffff", "accepts the flag and emits the code"),
-    "accepted": ("#ffb300", "#000000", "accepts the flag, no code found"),
+    "accepted": ("#ffb300", "#000000", "accepts the flag, the code does not change"),
     "rejected": ("#9e9e9e", "#ffffff", "rejects the flag or attribute"),
+    "n/a": ("#dde7f0", "#000000", "not a feature of this architecture"),
+    "unknown": ("#ffffff", "#8e44ad", "compiler absent or the probe broke"),
     "missing": ("#ffffff", "#555555", "not probed"),
 }
 
@@ -328,8 +330,14 @@ def build_model(results, targets, top):
 
 
 def cc_state(e):
+    """compiler.json entry -> emits|accepted|rejected|n/a|unknown|missing ("emits" null: not
+    measured, because the flag was rejected or the feature is another architecture's)."""
     if not isinstance(e, dict):
         return "missing"
+    if e.get("accepted") is None:
+        return "unknown"
+    if re.match(r"(x86_64|arm64) only", e.get("evidence") or ""):
+        return "n/a"
     if not e.get("accepted"):
         return "rejected"
     return "emits" if e.get("emits") else "accepted"
@@ -337,12 +345,14 @@ def cc_state(e):
 
 def cc_mark(e):
     """compact compiler-layer mark of a kernel cell."""
-    return {"emits": "cc✓", "accepted": "cc(flag only)", "rejected": "cc✗", "missing": "cc" + DASH}[cc_state(e)]
+    return {"emits": "cc✓", "accepted": "cc(flag only)", "rejected": "cc✗", "n/a": "cc n/a",
+            "unknown": "cc?", "missing": "cc" + DASH}[cc_state(e)]
 
 
 def cc_short(e):
     s = cc_state(e)
-    return {"emits": "can ✓", "accepted": "flag ✓ code ✗", "rejected": "can't ✗", "missing": DASH}[s]
+    return {"emits": "can ✓", "accepted": "flag ✓ code ✗", "rejected": "can't ✗", "n/a": "n/a",
+            "unknown": "?", "missing": DASH}[s]
 
 
 def cell_short(cell, with_cost=True):
@@ -356,7 +366,7 @@ def cell_short(cell, with_cost=True):
         text = f"{cell['outcome']} {cell['layers']['marks']}"
     if cell.get("compiler") is not None:
         text += " · " + cc_mark(cell["compiler"])
-    if with_cost and cell["outcome"] != "failed":
+    if with_cost and (cell["outcome"] not in ("failed", "missing") or cell["cost"]):
         text += f" · {cost_short(cell['cost']) or DASH}"
     return text
 
@@ -431,11 +441,10 @@ def render_md(m):
         for f in m["features"]:
             if not f["compiler"]:
                 continue
-            row = [f"`{f['id']}`"] + [
-                cc_short(f["compiler"].get(c.get("id"))) +
-                (f" `{f['compiler'][c.get('id')].get('flag')}`" if isinstance(f["compiler"].get(c.get("id")), dict)
-                 and f["compiler"][c.get("id")].get("flag") else "") for c in cs]
+            row = [f"`{f['id']}`"] + [cc_short(f["compiler"].get(c.get("id"))) for c in cs]
             out.append("| " + " | ".join(md_esc(x) for x in row) + " |")
+        out.append("")
+        out.append("The flags and the evidence (what changed in the code) are in matrix.html and matrix.json.")
         out.append("")
         out.append("Compilers: " + "; ".join(f"{c.get('id')}: {c.get('version') or DASH}" for c in cs))
     if m["problems"]:
@@ -459,6 +468,8 @@ table.m th .s{display:block;font-weight:400;font-size:12px;opacity:.85}
 table.m th.bad{background:#5d4037} table.m th.miss{background:#78909c}
 table.m th .why{display:block;font-weight:400;font-size:12px;color:#ffccbc;overflow-wrap:anywhere}
 table.m thead th:not(.f){width:200px;max-width:200px;overflow-wrap:anywhere}
+#compiler thead th:not(.f){width:140px;max-width:140px} #compiler td.c{min-width:0;max-width:140px}
+#compiler td.c .l{font-size:10.5px;overflow-wrap:anywhere}
 td.c{min-width:150px;padding:5px 8px;border-radius:3px;vertical-align:top;border:1px solid #ccc}
 td.c .o{font-weight:700} td.c .l{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 td.c .k{font-size:12px}
