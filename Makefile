@@ -15,7 +15,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug matrix matrix-render intree lint deps clean
+.PHONY: all modules run check check-debug bench matrix matrix-render intree lint deps clean
 
 all: modules
 
@@ -35,6 +35,12 @@ run:
 
 check:
 	@scripts/check.sh
+
+# the cost of each code-changing feature on one target (timed in the guest)
+bench:
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@PANIC_GUESTS=no scripts/run.sh $(TARGET) >/dev/null
+	@cat results/$(TARGET)/bench-table.txt
 
 # the comparison matrix: run every target (default x86_64-gcc x86_64-clang arm64-gcc
 # arm64-clang; COMPILERS=clang-22 adds x86_64-clang-22 and arm64-clang-22), then render

@@ -99,11 +99,17 @@ HP_KUNIT_SUITE(stack_canary);
 HP_KUNIT_SUITE(rodata);
 HP_KUNIT_SUITE(ro_after_init);
 HP_KUNIT_SUITE(kcfi);
+HP_KUNIT_SUITE(nx);
+HP_KUNIT_SUITE(stack_guard);
+HP_KUNIT_SUITE(user_exec);
+HP_KUNIT_SUITE(user_access);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
-		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi);
+		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
+		  &hp_kunit_suite_nx, &hp_kunit_suite_stack_guard,
+		  &hp_kunit_suite_user_exec, &hp_kunit_suite_user_access);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

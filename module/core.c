@@ -27,6 +27,7 @@
 #include <linux/vmalloc.h>
 
 #include "hardprobe.h"
+#include "bench.h"
 
 #define HP_NAME_MAX	64
 #define HP_OUT_SIZE	(128 * 1024)
@@ -54,6 +55,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_regs,
 	&hp_family_canary,
 	&hp_family_memperm,
+	&hp_family_memexec,
 	&hp_family_cfi,
 };
 
@@ -698,6 +700,7 @@ static int __init hardprobe_init(void)
 	debugfs_create_file("ktap", 0400, hp_dir, hp_render_ktap, &hp_render_fops);
 	debugfs_create_file("json", 0400, hp_dir, hp_render_json, &hp_render_fops);
 	debugfs_create_file("run", 0600, hp_dir, NULL, &hp_run_fops);
+	debugfs_create_file("bench", 0400, hp_dir, NULL, &hp_bench_fops);
 	pr_info("loaded: %u probes of %u features (target %s)\n", hp_nr_probes,
 		hp_nr_features, target);
 

@@ -87,6 +87,7 @@ extern const struct hp_family hp_family_stackinit;
 extern const struct hp_family hp_family_heapinit;
 extern const struct hp_family hp_family_regs;
 extern const struct hp_family hp_family_memperm;
+extern const struct hp_family hp_family_memexec;
 extern const struct hp_family hp_family_canary;
 extern const struct hp_family hp_family_cfi;
 

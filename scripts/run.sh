@@ -105,6 +105,9 @@ fi
 		cat "$B/hardprobe-info.txt"
 	fi
 	echo "build_dir: $B"
+	echo "accel: $([ "$HP_KVM" = yes ] && echo kvm || echo tcg)"
 	echo "cmdline: $cmdline"
 } >"$R/build-info.txt"
 python3 "$HP_TOP/scripts/collect.py" collect "$R" "$target"
+# the cost per feature (module debugfs "bench" + the variants' code sizes): bench.json
+python3 "$HP_TOP/scripts/bench.py" "$R" "$M" >"$R/bench-table.txt" 2>&1 || true

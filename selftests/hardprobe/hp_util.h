@@ -36,7 +36,7 @@ static int nr_probes;
 static int failed, passed, skipped, testno;
 
 static inline void result(bool ok, const char *name, const char *directive,
-		   const char *fmt, ...)
+			  const char *fmt, ...)
 {
 	char why[LINE];
 	va_list ap;
@@ -113,8 +113,9 @@ static inline void mark(char *marker, size_t len, const char *name)
  * Scan the kernel log after @marker for messages @match accepts; copy the
  * first into @out. Returns how many matched (stops at the first if @first).
  */
-static inline long log_scan(const char *marker, bool (*match)(const char *msg, const void *arg),
-		     const void *arg, bool first, char *out, size_t len)
+static inline long log_scan(const char *marker,
+			    bool (*match)(const char *msg, const void *arg),
+			    const void *arg, bool first, char *out, size_t len)
 {
 	long found = 0;
 	char rec[8192];
