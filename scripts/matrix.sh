@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# hardprobe matrix (make matrix): scripts/run.sh for each target, one after another, then
-# the compiler layer (scripts/ccprobe.py) and the cost figures (scripts/bench.sh) where those
-# scripts exist, then scripts/matrix.py: results/matrix.md, matrix.html, matrix.json.
+# hardprobe matrix (make matrix): scripts/run.sh for each target, one after another (each
+# run also writes the cost per feature, bench.json), then the compiler layer
+# (scripts/ccprobe.py, where it exists), then scripts/matrix.py: results/matrix.md,
+# matrix.html, matrix.json.
 # usage: matrix.sh [TARGET...]
 #   env: TARGETS (default: x86_64-gcc x86_64-clang arm64-gcc arm64-clang),
 #        COMPILERS="clang-22 ..." (adds x86_64-clang-N and arm64-clang-N for each),
@@ -86,11 +87,10 @@ for t in "${targets[@]}"; do
 			reason="failed at stage $stage (exit $rc)${reason:+: $reason}; see $log"
 		fi
 	fi
-	# cost per feature, measured in the module (someone else's script: use it when present)
-	if [ "$rc" = 0 ] && [ -x "$HP_TOP/scripts/bench.sh" ]; then
-		hp_say matrix "$t" "target $i/$n: bench (scripts/bench.sh)"
-		RESULTS=$RES "$HP_TOP/scripts/bench.sh" "$t" >>"$log" 2>&1 ||
-			hp_say matrix "$t" "bench failed (the cost column shows —); see $log"
+	# the cost per feature: run.sh writes bench.json (scripts/bench.py) when the module's
+	# bench ran; without it the cost shows —
+	if [ "$rc" = 0 ] && [ ! -f "$R/bench.json" ]; then
+		hp_say matrix "$t" "target $i/$n: no bench.json (cost: —); see $R/bench-table.txt"
 	fi
 	el=$(( $(date +%s) - t0 ))
 	if [ "$rc" = 0 ]; then
