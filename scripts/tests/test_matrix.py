@@ -169,12 +169,7 @@ def colour_counts(path, palette, tol=4):
 
 
 def synthetic(rdir):
-    """add a bench.json (made-up figures, not a measurement), the recorded compiler.json and
-    a failed target next to the recorded results."""
-    with open(os.path.join(rdir, "x86_64-gcc", "bench.json"), "w") as f:
-        json.dump({"schema": 1, "target": "x86_64-gcc", "emulated": True, "features": {
-            "zero_call_regs": {"ns_on": 12.3, "ns_off": 10.1, "spread_on": 0.4, "spread_off": 0.3,
-                               "ratio": 1.22, "calls": 100000, "text_bytes_on": 120, "text_bytes_off": 80}}}, f)
+    """add the recorded compiler.json and a failed target next to the recorded results."""
     # the compiler layer as scripts/ccprobe.py wrote it (a real run, recorded)
     shutil.copy(os.path.join(HERE, "matrix-compiler.json"), os.path.join(rdir, "compiler.json"))
     os.makedirs(os.path.join(rdir, "arm64-gcc"), exist_ok=True)
@@ -190,8 +185,10 @@ def main(argv):
     targets = matrix.discover(FIXTURES)
 
     # 1. the recorded results alone: no bench.json, no compiler.json
+    plain = os.path.join(tmp, "plain-results")
+    shutil.copytree(FIXTURES, plain, ignore=shutil.ignore_patterns("bench.json"))
     out = os.path.join(tmp, "plain")
-    p = render(FIXTURES, out)
+    p = render(plain, out)
     files = {n: os.path.join(out, n) for n in ("matrix.md", "matrix.html", "matrix.json")}
     check("matrix-writes-three-files", p.returncode == 0 and all(os.path.getsize(f) > 0 for f in files.values()
                                                                   if os.path.exists(f))
@@ -245,7 +242,9 @@ def main(argv):
     check("matrix-unprobed-feature-dash", unseen and all(c == "—" for c in mrows[unseen[0]])
           and all(o == "missing" for o, _ in hp.rows[unseen[0]]), unseen[0] if unseen else "")
 
-    table = md[md.index("| feature"):].split("\n\n")[0]
+    render(FIXTURES, os.path.join(tmp, "readme"))
+    full = open(os.path.join(tmp, "readme", "matrix.md")).read()
+    table = full[full.index("| feature"):].split("\n\n")[0]
     readme = open(os.path.join(os.path.dirname(SCRIPTS), "README.md")).read()
     m = re.search(r"<!-- matrix:begin -->\n(.*?)\n<!-- matrix:end -->", readme, re.S)
     check("readme-matrix-current", m is not None and m.group(1).strip() == table.strip(),
@@ -264,11 +263,19 @@ def main(argv):
     m2 = json.load(open(os.path.join(out2, "matrix.json")))
     hp2 = parse_html(page2)
     _, mrows2 = md_rows(md2)
-    zc = m2["features"][[f["id"] for f in m2["features"]].index("zero_call_regs")]["cells"]
-    check("matrix-cost-shown", p.returncode == 0 and zc["x86_64-gcc"]["cost"]["ratio"] == 1.22
-          and "×1.22" in mrows2["zero_call_regs"][0] and "12.3 ± 0.4" in md2 and "QEMU TCG" in md2
-          and "12.3 ± 0.4 ns/call" in hp2.rows["zero_call_regs"][0][1]
-          and mrows2["zero_call_regs"][3].endswith("· —"), mrows2["zero_call_regs"][0])
+    # the cost as the recorded bench.json has it: ratio, both medians with their spread, bytes
+    bt = next(t for t in targets if os.path.exists(os.path.join(FIXTURES, t, "bench.json")))
+    bj = json.load(open(os.path.join(FIXTURES, bt, "bench.json")))
+    bf, bc = next(iter(bj["features"].items()))
+    cell = m2["features"][[f["id"] for f in m2["features"]].index(bf)]["cells"][bt]
+    want_ratio = f"×{bc['ratio']:.2f}"
+    want_on = f"{bc['ns_on']:.1f} ± {bc['spread_on']:.1f}"
+    ti = cols.index(bt)
+    check("matrix-cost-shown", p.returncode == 0 and cell["cost"]["ratio"] == bc["ratio"]
+          and mrows2[bf][ti].endswith("· " + want_ratio) and want_on in md2
+          and "QEMU TCG" in md2 and f"{want_on} ns/call" in hp2.rows[bf][ti][1]
+          and f"{bc['text_bytes_off']} -> {bc['text_bytes_on']} bytes" in hp2.rows[bf][ti][1],
+          f"{bt} {bf}: {mrows2[bf][ti]}")
     # gcc-12 cannot do kCFI, clang-19 can; both compilers can do stack clash protection,
     # which neither kernel probes: "the compiler can" apart from "this kernel does"
     check("matrix-compiler-layer", 'id="compiler"' in page2 and "cc✗" in mrows2["kcfi"][0]
