@@ -3,6 +3,7 @@
 # hardprobe: the two commands
 #   make run   [TARGET=x86_64-gcc|x86_64-clang|arm64-gcc|arm64-clang] [EXTRA_CONFIG=f] [CMDLINE=...]
 #   make check
+#   make matrix [TARGETS="x86_64-gcc ..."] [COMPILERS="clang-22"]   every target, one table
 # other kernels in QEMU:
 #   make run TARGET=debian                      the installed Debian 6.12 kernel and headers
 #   make run KDIR=<build dir> KIMAGE=<image>    a kernel you built (ARCH=arm64 if so)
@@ -16,7 +17,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench intree ccprobe lint deps clean
+.PHONY: all modules run check check-debug bench matrix matrix-render intree ccprobe lint deps clean
 
 all: modules
 
@@ -42,6 +43,19 @@ bench:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
 	@PANIC_GUESTS=no scripts/run.sh $(TARGET) >/dev/null
 	@cat results/$(TARGET)/bench-table.txt
+
+# the comparison matrix: run every target (default x86_64-gcc x86_64-clang arm64-gcc
+# arm64-clang; COMPILERS=clang-22 adds x86_64-clang-22 and arm64-clang-22), then render
+# results/matrix.md, matrix.html, matrix.json
+matrix:
+	@scripts/deps.sh --arm64
+	@TARGETS="$(TARGETS)" COMPILERS="$(COMPILERS)" \
+		EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
+		scripts/matrix.sh
+
+# render the matrix again from the results already there (no runs)
+matrix-render:
+	@python3 scripts/matrix.py $(if $(TARGETS),--targets "$(TARGETS)")
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe: install the Debian packages the bench needs (Debian 12). As root it runs
 # apt-get; otherwise it prints the exact command and fails. No other downloads.
+# (chromium: make check looks at the matrix HTML in headless Chromium.)
 # usage: deps.sh [--arm64] [--debian]
 #   --arm64   also enables the arm64 package architecture, for the guest's
 #             busybox-static:arm64, fetched later into the cache
@@ -12,7 +13,7 @@ set -euo pipefail
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
       libelf-dev libssl-dev ccache linux-source-6.12 busybox-static qemu-system-x86
       qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      clang-19 lld-19 llvm-19)
+      clang-19 lld-19 llvm-19 chromium)
 
 arm64=no debian=no
 for a in "$@"; do

@@ -13,14 +13,28 @@ hp_say() { printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--
 
 hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 
-# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS from scripts/targets
+# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS from scripts/targets.
+# <arch>-clang-<N> (e.g. x86_64-clang-22), when not a line of its own, is the <arch>-clang
+# line built with clang-<N> (Debian packages clang-N lld-N llvm-N).
 hp_target() {
-	local line
+	local name=$1 line base="" ver=""
 	line=$(awk -v t="$1" '$1 == t { $1 = ""; print }' "$HP_TOP/scripts/targets")
-	[ -n "$line" ] || hp_die "unknown target '$1' (known: $(awk '!/^#/ && NF { printf "%s ", $1 }' "$HP_TOP/scripts/targets"))"
+	if [ -z "$line" ] && [[ "$1" =~ ^((x86_64|arm64)-clang)-([0-9]+)$ ]]; then
+		base=${BASH_REMATCH[1]} ver=${BASH_REMATCH[3]}
+		line=$(awk -v t="$base" '$1 == t { $1 = ""; print }' "$HP_TOP/scripts/targets")
+	fi
+	[ -n "$line" ] || hp_die "unknown target '$1' (known: $(awk '!/^#/ && NF { printf "%s ", $1 }' "$HP_TOP/scripts/targets")and <arch>-clang-<N>)"
 	# shellcheck disable=SC2086
 	set -- $line
 	HP_ARCH=$1 HP_COMPILER=$2
+	if [ -n "$ver" ]; then
+		HP_COMPILER=clang-$ver
+		local tool
+		for tool in "clang-$ver" "ld.lld-$ver" "llvm-ar-$ver"; do
+			command -v "$tool" >/dev/null ||
+				hp_die "target '$name' needs $tool: install the Debian packages clang-$ver lld-$ver llvm-$ver (apt-get install clang-$ver lld-$ver llvm-$ver)"
+		done
+	fi
 	shift 2
 	HP_FRAGS="$*"
 	HP_TARGET_NAME=${HP_TARGET_NAME:-}
@@ -30,7 +44,8 @@ hp_target() {
 # (TARGET=debian, KDIR=/KIMAGE=): the architecture and compiler come from KDIR/.config.
 hp_target_kdir() {
 	local cfg=$2/.config cv
-	if awk -v t="$1" '$1 == t { f = 1 } END { exit !f }' "$HP_TOP/scripts/targets"; then
+	if awk -v t="$1" '$1 == t { f = 1 } END { exit !f }' "$HP_TOP/scripts/targets" ||
+	   [[ "$1" =~ ^(x86_64|arm64)-clang-[0-9]+$ ]]; then
 		hp_target "$1"
 		return
 	fi

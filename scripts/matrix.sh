@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe matrix (make matrix): scripts/run.sh for each target, one after another (each
+# run also writes the cost per feature, bench.json), then the compiler layer
+# (scripts/ccprobe.py, where it exists), then scripts/matrix.py: results/matrix.md,
+# matrix.html, matrix.json.
+# usage: matrix.sh [TARGET...]
+#   env: TARGETS (default: x86_64-gcc x86_64-clang arm64-gcc arm64-clang),
+#        COMPILERS="clang-22 ..." (adds x86_64-clang-N and arm64-clang-N for each),
+#        RESULTS (default results/), and what run.sh takes (EXTRA_CONFIG, CMDLINE, ...);
+#        HP_MATRIX_RUN: the command run per target instead of scripts/run.sh (for the tests)
+# A target that fails is recorded in results/<target>/matrix-status.json and shown in the
+# matrix; the others still run. Exit status 1 if any target failed, after rendering.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+RES=${RESULTS:-$HP_TOP/results}
+mkdir -p "$RES"
+RES=$(cd "$RES" && pwd)
+
+if [ $# -gt 0 ]; then
+	targets=("$@")
+else
+	read -r -a targets <<<"${TARGETS:-x86_64-gcc x86_64-clang arm64-gcc arm64-clang}"
+fi
+COMPILERS=${COMPILERS:-}
+for c in ${COMPILERS//,/ }; do
+	case "$c" in
+	clang-[0-9]*) targets+=("x86_64-$c" "arm64-$c") ;;
+	*) hp_die "COMPILERS=$COMPILERS: '$c' is not clang-<N> (e.g. COMPILERS=clang-22; GCC targets are in scripts/targets)" ;;
+	esac
+done
+# drop repeats, keep the order
+mapfile -t targets < <(printf '%s\n' "${targets[@]}" | awk '!seen[$0]++')
+n=${#targets[@]}
+[ "$n" -gt 0 ] || hp_die "no targets"
+
+# status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG: results/<target>/matrix-status.json
+status() {
+	python3 - "$@" <<'EOF'
+import json, sys
+f, t, st, stage, rc, el, reason, log = sys.argv[1:9]
+with open(f, "w") as out:
+    json.dump({"schema": 1, "target": t, "status": st, "stage": stage, "rc": int(rc),
+               "elapsed_s": int(el), "reason": reason, "log": log}, out, indent=1)
+    out.write("\n")
+EOF
+}
+
+# the stage after the last one run.sh recorded in stages.txt
+failed_stage() {
+	local last
+	last=$(awk 'END { print $1 }' "$1" 2>/dev/null)
+	case "$last" in
+	"") echo kernel ;;
+	kernel) echo module ;;
+	module) echo initramfs ;;
+	initramfs|kvm-probe) echo boot ;;
+	*) echo collect ;;
+	esac
+}
+
+hp_say matrix - "$n targets: ${targets[*]}"
+failed=()
+i=0
+for t in "${targets[@]}"; do
+	i=$((i + 1))
+	R=$RES/$t
+	log=$RES/$t.matrix.log
+	mkdir -p "$R"
+	# no stale results from an earlier run may stand in for this one
+	rm -f "$R/report.json" "$R/bench.json" "$R/matrix-status.json" "$R/stages.txt"
+	t0=$(date +%s)
+	hp_say matrix "$t" "target $i/$n: run (kernel, module, boot, fatal guests); log $log"
+	rc=0 stage=complete reason=
+	if [ "$t" != debian ] && ! err=$( (hp_target "$t") 2>&1 ); then
+		rc=1 stage=target reason=${err#hardprobe: error: }
+		echo "$err" >"$log"
+	else
+		RESULTS=$RES ${HP_MATRIX_RUN:-"$HP_TOP/scripts/run.sh"} "$t" 2>&1 | tee "$log" |
+			grep --line-buffered '^\[hardprobe' >&2
+		rc=${PIPESTATUS[0]}
+		if [ "$rc" != 0 ]; then
+			stage=$(failed_stage "$R/stages.txt")
+			reason=$(grep -E '^hardprobe(: error)?: ' "$log" | tail -n 1 | sed 's/^hardprobe\(: error\)\?: //')
+			grep -q '^TIMEOUT' "$R/console.log" 2>/dev/null && reason="guest TIMEOUT (BOOT_TIMEOUT=${BOOT_TIMEOUT:-600} s); $reason"
+			reason="failed at stage $stage (exit $rc)${reason:+: $reason}; see $log"
+		fi
+	fi
+	# the cost per feature: run.sh writes bench.json (scripts/bench.py) when the module's
+	# bench ran; without it the cost shows —
+	if [ "$rc" = 0 ] && [ ! -f "$R/bench.json" ]; then
+		hp_say matrix "$t" "target $i/$n: no bench.json (cost: —); see $R/bench-table.txt"
+	fi
+	el=$(( $(date +%s) - t0 ))
+	if [ "$rc" = 0 ]; then
+		status "$R/matrix-status.json" "$t" ok "$stage" 0 "$el" "" "$log"
+		hp_say matrix "$t" "target $i/$n: ok in ${el}s"
+	else
+		status "$R/matrix-status.json" "$t" failed "$stage" "$rc" "$el" "$reason" "$log"
+		hp_say matrix "$t" "target $i/$n: FAILED in ${el}s: $reason"
+		failed+=("$t")
+	fi
+done
+
+# the compiler layer: what each target's compiler accepts and emits
+if [ -f "$HP_TOP/scripts/ccprobe.py" ]; then
+	ccs=()
+	for t in "${targets[@]}"; do
+		( hp_target "$t" ) >/dev/null 2>&1 || continue
+		hp_target "$t"
+		ccs+=("$HP_COMPILER/$HP_ARCH")	# ccprobe.py's compiler ids
+	done
+	mapfile -t ccs < <(printf '%s\n' "${ccs[@]}" | awk 'NF && !seen[$0]++')
+	hp_say matrix - "compiler layer: scripts/ccprobe.py ${ccs[*]}"
+	rm -f "$RES/compiler.json"
+	python3 "$HP_TOP/scripts/ccprobe.py" -o "$RES/compiler.json" --compilers "$(IFS=,; echo "${ccs[*]}")" \
+		>"$RES/ccprobe.log" 2>&1 ||
+		hp_say matrix - "ccprobe.py failed (the compiler layer shows —); see $RES/ccprobe.log"
+fi
+
+hp_say matrix - "rendering $RES/matrix.md, matrix.html, matrix.json"
+python3 "$HP_TOP/scripts/matrix.py" --results "$RES" --targets "${targets[*]}" || exit 1
+echo "matrix: $RES/matrix.md"
+echo "matrix: $RES/matrix.html"
+echo "matrix: $RES/matrix.json"
+if [ ${#failed[@]} != 0 ]; then
+	echo "matrix: ${#failed[@]} of $n targets failed: ${failed[*]} (reasons in the matrix and results/<target>/matrix-status.json)" >&2
+	exit 1
+fi
