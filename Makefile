@@ -17,7 +17,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench matrix matrix-render intree ccprobe lint deps clean
+.PHONY: all modules run check check-debug bench lkdtm matrix matrix-render intree ccprobe lint deps clean
 
 all: modules
 
@@ -56,6 +56,11 @@ matrix:
 # render the matrix again from the results already there (no runs)
 matrix-render:
 	@python3 scripts/matrix.py $(if $(TARGETS),--targets "$(TARGETS)")
+
+# hardprobe and the kernel's own LKDTM on the same kernel: do they agree?
+lkdtm:
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@scripts/lkdtm.sh $(TARGET)
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:

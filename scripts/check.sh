@@ -65,6 +65,17 @@ for t in x86_64-gcc arm64-clang debian; do
 	done
 done
 
+# hardprobe and the kernel's own LKDTM must agree on the same kernel
+for t in x86_64-gcc arm64-clang; do
+	hp_say lkdtm "$t" "LKDTM tests, compared with hardprobe's outcomes"
+	if "$HP_TOP/scripts/lkdtm.sh" "$t" >"$HP_TOP/results/$t.lkdtm.log" 2>&1; then
+		echo "check $t lkdtm-agreement: ok ($(tail -n 1 "$HP_TOP/results/$t.lkdtm.log"))" | record
+	else
+		echo "check $t lkdtm-agreement: FAIL ($(tail -n 1 "$HP_TOP/results/$t.lkdtm.log"))" | record
+		grep -E ' NO ' "$HP_TOP/results/$t.lkdtm.log" | sed 's/^/    /' | record
+	fi
+done
+
 # without debugfs (lockdown, debugfs=off) autorun=1 must still print a parseable KTAP
 hp_say run x86_64-gcc "boot with debugfs=off hardprobe.autorun=1"
 N=$HP_TOP/results/nodebugfs
