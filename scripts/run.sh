@@ -80,7 +80,8 @@ stage boot
 
 # fatal probes that panic: one fresh guest each, up to nproc at once
 panics=
-[ "${PANIC_GUESTS:-yes}" = no ] ||
+export PANIC_GUESTS=${PANIC_GUESTS:-yes}
+[ "$PANIC_GUESTS" = no ] ||
 	panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || true)
 if [ -n "$panics" ]; then
 	hp_say fatal "$target" "panicking probes, one guest each: $panics"
