@@ -99,11 +99,18 @@ HP_KUNIT_SUITE(stack_canary);
 HP_KUNIT_SUITE(rodata);
 HP_KUNIT_SUITE(ro_after_init);
 HP_KUNIT_SUITE(kcfi);
+HP_KUNIT_SUITE(ibt);
+HP_KUNIT_SUITE(sls);
+HP_KUNIT_SUITE(retpoline);
+HP_KUNIT_SUITE(kstack_offset);
+HP_KUNIT_SUITE(stack_erase);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
-		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi);
+		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
+		  &hp_kunit_suite_ibt, &hp_kunit_suite_sls, &hp_kunit_suite_retpoline,
+		  &hp_kunit_suite_kstack_offset, &hp_kunit_suite_stack_erase);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -89,6 +89,11 @@ extern const struct hp_family hp_family_regs;
 extern const struct hp_family hp_family_memperm;
 extern const struct hp_family hp_family_canary;
 extern const struct hp_family hp_family_cfi;
+extern const struct hp_family hp_family_spec;
+extern const struct hp_family hp_family_kstack;
+
+/* debugfs "kstack": each read samples the syscall stack (kstack.c) */
+extern const struct file_operations hp_kstack_fops;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,

@@ -5,6 +5,10 @@
  * in a child process (a catch kills the writer). Prints KTAP version 1;
  * exits 0 (pass), 1 (a failure) or 4 (nothing could run).
  *
+ * Before the probes it reads debugfs "kstack" HP_KSTACK_READS times: each
+ * read() is one syscall whose stack the kstack_offset and stack_erase
+ * probes judge afterwards.
+ *
  * usage: hardprobe_test [-s] [-t seconds] [probe-or-feature ...]
  *	-s  safe probes only (do not set allow_fatal)
  */
@@ -28,6 +32,7 @@
 
 #define HP_DIR		"/sys/kernel/debug/hardprobe"
 #define HP_PARAM	"/sys/module/hardprobe/parameters/allow_fatal"
+#define HP_KSTACK_READS	500
 #define MAX_PROBES	256
 #define LINE		1024
 
@@ -65,6 +70,21 @@ static void result(bool ok, const char *name, const char *directive,
 		skipped++;
 	else
 		passed++;
+}
+
+/* One syscall per read: samples for kstack_offset and stack_erase. */
+static int read_kstack(void)
+{
+	int fd = open(HP_DIR "/kstack", O_RDONLY);
+	char buf[64];
+	int i, n = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < HP_KSTACK_READS; i++)
+		n += pread(fd, buf, sizeof(buf), 0) > 0;
+	close(fd);
+	return n;
 }
 
 static int write_file(const char *path, const char *buf, size_t len)
@@ -335,6 +355,12 @@ int main(int argc, char **argv)
 		       HP_DIR);
 		return KSFT_SKIP;
 	}
+	n = read_kstack();
+	if (n < 0)
+		printf("# kstack: %s\n", strerror(-n));
+	else
+		printf("# kstack: %d reads\n", n);
+	n = 0;
 	for (i = 0; i < nr_probes; i++) {
 		bool want = optind == argc;
 
