@@ -197,6 +197,8 @@ static void hp_cfi_layers(struct hp_layers *l)
 
 #ifdef CONFIG_X86_64
 static const u8 hp_endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+/* FineIBT moves the landing pad into the __cfi_ preamble and poisons this one */
+static const u8 hp_endbr_poison[] = { 0x66, 0x0f, 0x1f, 0x00 };
 
 static bool hp_ibt_active(void)
 {
@@ -217,8 +219,12 @@ static void hp_ibt_run(struct hp_result *r)
 		       " (under a hypervisor; QEMU TCG does not emulate CET)" : "");
 		return;
 	}
-	if (memcmp(entry, hp_endbr64, sizeof(hp_endbr64)) && hp_ibt_active()) {
-		hp_set(r, HP_ERROR, "hp_ibt_target does not start with endbr64 (%4ph)", entry);
+	/* either way the entry is 4 bytes long, so +4 starts an instruction */
+	if (memcmp(entry, hp_endbr64, sizeof(hp_endbr64)) &&
+	    memcmp(entry, hp_endbr_poison, sizeof(hp_endbr_poison)) && hp_ibt_active()) {
+		hp_set(r, HP_ERROR,
+		       "hp_ibt_target starts with neither endbr64 nor FineIBT's poison (%4ph)",
+		       entry);
 		return;
 	}
 	/* the legal call, kCFI-checked where there is kCFI */

@@ -304,7 +304,8 @@ static void input_tests(void)
 {
 	static char big[1 << 20];
 	struct stat st;
-	int err, i;
+	int err, i, fd;
+	char c;
 
 	err = write_file(HP_DIR "/run", "no_such_probe", 13);
 	result(err == -EINVAL, "run_rejects_unknown_name", NULL, "");
@@ -329,6 +330,12 @@ static void input_tests(void)
 			printf("# %s without allow_fatal: got %s\n", probes[i].name,
 			       err ? strerror(-err) : "success");
 	}
+	err = write_file(HP_DIR "/kstack", "1", 1);
+	fd = open(HP_DIR "/kstack", O_RDONLY);
+	result(err < 0 && fd >= 0 && pread(fd, &c, 1, 0) == 1 && pread(fd, &c, 0, 0) == 0 &&
+	       pread(fd, &c, 1, 1 << 20) == 0, "kstack_rejects_write_reads_short", NULL, "");
+	if (fd >= 0)
+		close(fd);
 	nr_probes = 0;
 	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0,
 	       "module_still_answers", NULL, "");
@@ -370,7 +377,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 6 : 0));
+	printf("1..%d\n", n + (optind == argc ? 7 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
