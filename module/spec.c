@@ -381,20 +381,34 @@ static const char *hp_retpoline_unavailable(void)
 	return IS_ENABLED(CONFIG_X86_64) ? NULL : "x86_64 only";
 }
 
+static void hp_spec_layers_na(struct hp_layers *l, const char *why)
+{
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "n/a: %s", why);
+	hp_layer(l->built, sizeof(l->built), "n/a");
+	hp_layer(l->active, sizeof(l->active), "n/a");
+}
+
 static void hp_sls_layers(struct hp_layers *l)
 {
+	if (!IS_ENABLED(CONFIG_X86_64)) {
+		hp_spec_layers_na(l, "not used by the kernel on arm64");
+		return;
+	}
 	l->configured = IS_ENABLED(CONFIG_MITIGATION_SLS);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 "CONFIG_MITIGATION_SLS=%s", l->configured ? "y" : "n");
 	hp_built_flags(l, HP_FLAG_SLS, "no -mharden-sls");
-	hp_layer(l->active, sizeof(l->active), "%s",
-		 IS_ENABLED(CONFIG_X86_64) ? "compile time only (int3 in the code)" : "n/a");
+	hp_layer(l->active, sizeof(l->active), "compile time only (int3 in the code)");
 }
 
 static void hp_retpoline_layers(struct hp_layers *l)
 {
 	char v2[HP_LAYER_LEN - 16];
 
+	if (!IS_ENABLED(CONFIG_X86_64)) {
+		hp_spec_layers_na(l, "x86_64 only");
+		return;
+	}
 	l->configured = IS_ENABLED(CONFIG_MITIGATION_RETPOLINE);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 "CONFIG_MITIGATION_RETPOLINE=%s, CONFIG_MITIGATION_RETHUNK=%s",
