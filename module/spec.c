@@ -273,6 +273,9 @@ static enum hp_site hp_site_kind(const u8 *ra, char *txt, size_t len)
 	if (ra[-5] == 0xe8) {
 		sprint_symbol(sym, (unsigned long)dest);
 		*strchrnul(sym, ' ') = '\0';
+		/* the rax thunk starts the array: kallsyms names the array */
+		if (strstarts(sym, "__x86_indirect_thunk_array+0x0/"))
+			strscpy(sym, "__x86_indirect_thunk_rax (array+0x0)", sizeof(sym));
 		snprintf(txt, len, "call %.50s", sym);
 		return strstr(sym, "indirect") && strstr(sym, "thunk") ?
 		       HP_SITE_THUNK : HP_SITE_UNKNOWN;
