@@ -109,6 +109,11 @@ HP_KUNIT_SUITE(usercopy);
 HP_KUNIT_SUITE(refcount);
 HP_KUNIT_SUITE(list_hardening);
 HP_KUNIT_SUITE(slab_free);
+HP_KUNIT_SUITE(ibt);
+HP_KUNIT_SUITE(sls);
+HP_KUNIT_SUITE(retpoline);
+HP_KUNIT_SUITE(kstack_offset);
+HP_KUNIT_SUITE(stack_erase);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
@@ -118,7 +123,9 @@ kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_user_exec, &hp_kunit_suite_user_access,
 		  &hp_kunit_suite_fortify, &hp_kunit_suite_array_bounds,
 		  &hp_kunit_suite_usercopy, &hp_kunit_suite_refcount,
-		  &hp_kunit_suite_list_hardening, &hp_kunit_suite_slab_free);
+		  &hp_kunit_suite_list_hardening, &hp_kunit_suite_slab_free,
+		  &hp_kunit_suite_ibt, &hp_kunit_suite_sls, &hp_kunit_suite_retpoline,
+		  &hp_kunit_suite_kstack_offset, &hp_kunit_suite_stack_erase);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -63,6 +63,8 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_refcount,
 	&hp_family_list,
 	&hp_family_slab,
+	&hp_family_spec,
+	&hp_family_kstack,
 };
 
 static DEFINE_MUTEX(hp_lock);
@@ -713,6 +715,7 @@ static int __init hardprobe_init(void)
 	debugfs_create_file("json", 0400, hp_dir, hp_render_json, &hp_render_fops);
 	debugfs_create_file("run", 0600, hp_dir, NULL, &hp_run_fops);
 	debugfs_create_file("bench", 0400, hp_dir, NULL, &hp_bench_fops);
+	debugfs_create_file("kstack", 0400, hp_dir, NULL, &hp_kstack_fops);
 	pr_info("loaded: %u probes of %u features (target %s)\n", hp_nr_probes,
 		hp_nr_features, target);
 

@@ -96,6 +96,11 @@ extern const struct hp_family hp_family_usercopy;
 extern const struct hp_family hp_family_refcount;
 extern const struct hp_family hp_family_list;
 extern const struct hp_family hp_family_slab;
+extern const struct hp_family hp_family_spec;
+extern const struct hp_family hp_family_kstack;
+
+/* debugfs "kstack": each read samples the syscall stack (kstack.c) */
+extern const struct file_operations hp_kstack_fops;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,

@@ -170,7 +170,7 @@ static void writer(int id, long quota)
 
 static void reader(int id)
 {
-	static const char *const names[] = { "probes", "report", "ktap", "json" };
+	static const char *const names[] = { "probes", "report", "ktap", "json", "kstack" };
 	char path[256], buf[65536];
 	unsigned int i;
 
@@ -178,7 +178,7 @@ static void reader(int id)
 		int fd;
 		ssize_t n;
 
-		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % 4]);
+		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % 5]);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
 			__atomic_add_fetch(errno == ENOENT ? &st->read_gone : &st->read_other, 1,

@@ -5,6 +5,10 @@
  * in a child process (a catch kills the writer). Prints KTAP version 1;
  * exits 0 (pass), 1 (a failure) or 4 (nothing could run).
  *
+ * Before the probes it reads debugfs "kstack" HP_KSTACK_READS times: each
+ * read() is one syscall whose stack the kstack_offset and stack_erase
+ * probes judge afterwards.
+ *
  * usage: hardprobe_test [-s] [-t seconds] [probe-or-feature ...]
  *	-s  safe probes only (do not set allow_fatal)
  */
@@ -24,7 +28,25 @@
 
 #include "hp_util.h"
 
+#define HP_KSTACK_READS	500
+
 static int timeout_s = 30;
+
+/* One syscall per read: samples for kstack_offset and stack_erase. */
+static int read_kstack(void)
+{
+	int fd = open(HP_DIR "/kstack", O_RDONLY);
+	char buf[64];
+	int i, n = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < HP_KSTACK_READS; i++)
+		n += pread(fd, buf, sizeof(buf), 0) > 0;
+	close(fd);
+	return n;
+}
+
 
 /* Outcome of a probe from its "result <name> <outcome>: evidence" line. */
 static bool module_result(const char *marker, const char *name, char *outcome,
@@ -185,7 +207,8 @@ static void input_tests(void)
 {
 	static char big[1 << 20];
 	struct stat st;
-	int err, i;
+	int err, i, fd;
+	char c;
 
 	err = write_file(HP_DIR "/run", "no_such_probe", 13);
 	result(err == -EINVAL, "run_rejects_unknown_name", NULL, "");
@@ -218,6 +241,12 @@ static void input_tests(void)
 		       i == nr_probes ? "no fatal probe" : "allow_fatal is set");
 	else
 		limit_test(&probes[i]);
+	err = write_file(HP_DIR "/kstack", "1", 1);
+	fd = open(HP_DIR "/kstack", O_RDONLY);
+	result(err < 0 && fd >= 0 && pread(fd, &c, 1, 0) == 1 && pread(fd, &c, 0, 0) == 0 &&
+	       pread(fd, &c, 1, 1 << 20) == 0, "kstack_rejects_write_reads_short", NULL, "");
+	if (fd >= 0)
+		close(fd);
 	nr_probes = 0;
 	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0,
 	       "module_still_answers", NULL, "");
@@ -244,6 +273,12 @@ int main(int argc, char **argv)
 		       HP_DIR);
 		return KSFT_SKIP;
 	}
+	n = read_kstack();
+	if (n < 0)
+		printf("# kstack: %s\n", strerror(-n));
+	else
+		printf("# kstack: %d reads\n", n);
+	n = 0;
 	for (i = 0; i < nr_probes; i++) {
 		bool want = optind == argc;
 
@@ -253,7 +288,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 7 : 0));
+	printf("1..%d\n", n + (optind == argc ? 8 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
