@@ -47,7 +47,6 @@ static int read_kstack(void)
 	return n;
 }
 
-
 /* Outcome of a probe from its "result <name> <outcome>: evidence" line. */
 static bool module_result(const char *marker, const char *name, char *outcome,
 			  size_t olen, char *evidence, size_t elen)
