@@ -251,6 +251,96 @@ static void input_tests(void)
 	       "module_still_answers", NULL, "");
 }
 
+/*
+ * user_shstk (x86_64 user space): with the CPU's shadow stack enabled for this
+ * process (arch_prctl ARCH_SHSTK_ENABLE), an overwritten return address must
+ * raise a control-protection fault (SIGSEGV) instead of returning into
+ * hp_shstk_landing. Control: the same overwrite without the shadow stack does
+ * reach the landing function.
+ */
+#if defined(__x86_64__)
+#define HP_ARCH_SHSTK_ENABLE	0x5001
+#define HP_ARCH_SHSTK_SHSTK	1UL
+
+/* inline: a libc call returning after the enable would itself underflow */
+static __always_inline long hp_arch_prctl(long op, unsigned long arg)
+{
+	long ret;
+
+	asm volatile("syscall" : "=a"(ret) : "a"(158L), "D"(op), "S"(arg)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static noinline __used void hp_shstk_landing(void)
+{
+	_exit(3);
+}
+
+static noinline void hp_shstk_victim(void)
+{
+	unsigned long *ra = (unsigned long *)__builtin_frame_address(0) + 1;
+
+	*ra = (unsigned long)hp_shstk_landing;
+	asm volatile("" : : "r"(ra) : "memory");	/* the store must happen */
+}
+
+/* child: 3 = returned into the landing function, 4 = cannot enable, signal = caught */
+static int hp_shstk_child(bool enable)
+{
+	int status = 0;
+	pid_t pid = fork();
+	long err;
+
+	if (pid == 0) {
+		if (enable) {
+			err = hp_arch_prctl(HP_ARCH_SHSTK_ENABLE, HP_ARCH_SHSTK_SHSTK);
+			if (err)
+				_exit(4);
+		}
+		hp_shstk_victim();
+		_exit(2);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return status;
+}
+
+static void user_shstk_test(void)
+{
+	int ctl = hp_shstk_child(false), st;
+
+	if (!WIFEXITED(ctl) || WEXITSTATUS(ctl) != 3) {
+		result(true, "user_shstk", "SKIP",
+		       "inconclusive: the control overwrite did not redirect the return (status %#x)",
+		       ctl);
+		return;
+	}
+	st = hp_shstk_child(true);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 4) {
+		result(true, "user_shstk", "SKIP", "%s%s",
+		       "unsupported: arch_prctl(ARCH_SHSTK_ENABLE) refused (no X86_USER_SHADOW_STACK, ",
+		       "or the CPU/emulator has no CET shadow stack; QEMU TCG has none)");
+		return;
+	}
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
+		printf("# user_shstk: protected: %s; %s\n",
+		       "overwritten return address raised SIGSEGV (control protection)",
+		       "control returned into the landing function");
+		result(true, "user_shstk", NULL, "");
+		return;
+	}
+	printf("# user_shstk: vulnerable: status %#x with the shadow stack enabled %s\n", st,
+	       "(3: returned into the landing function)");
+	result(false, "user_shstk", NULL, "");
+}
+#else
+static void user_shstk_test(void)
+{
+	result(true, "user_shstk", "SKIP", "unsupported: x86_64 only (arm64 GCS is after 6.12)");
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	bool safe_only = false, set_fatal = false;
@@ -287,7 +377,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 8 : 0));
+	printf("1..%d\n", n + (optind == argc ? 9 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -303,8 +393,10 @@ int main(int argc, char **argv)
 		run_probe(&probes[i], safe_only);
 	if (set_fatal)
 		write_file(HP_PARAM, "0", 1);
-	if (optind == argc)
+	if (optind == argc) {
 		input_tests();
+		user_shstk_test();
+	}
 	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
 	if (failed)
 		return KSFT_FAIL;

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hp_compiler.h"
+
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
 #define KSFT_SKIP	4
