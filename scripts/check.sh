@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# hardprobe check (make check): lint, the module built with W=1 for all four targets,
-# then boot x86_64-gcc, arm64-clang and the stock Debian kernel and judge KUnit, the
-# kselftests and the report.
+# hardprobe check (make check): host tests (collector, judge, compiler layer, matrix
+# renderer with headless Chromium), lint, the module built with W=1 for all four
+# targets, then x86_64-gcc, arm64-clang and the stock Debian kernel booted (KUnit, the
+# kselftests incl. the fuzz run, the report judged), LKDTM agreement on x86_64-gcc and
+# arm64-clang, a debugfs=off boot (autorun KTAP in the log), and the kernel-tree drop-in
+# (kunit.py run, kselftest build/run_tests, kselftest-merge).
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
