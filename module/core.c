@@ -55,6 +55,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_canary,
 	&hp_family_memperm,
 	&hp_family_cfi,
+	&hp_family_backward,
 };
 
 static DEFINE_MUTEX(hp_lock);

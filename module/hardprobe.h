@@ -89,6 +89,7 @@ extern const struct hp_family hp_family_regs;
 extern const struct hp_family hp_family_memperm;
 extern const struct hp_family hp_family_canary;
 extern const struct hp_family hp_family_cfi;
+extern const struct hp_family hp_family_backward;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
