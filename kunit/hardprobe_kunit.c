@@ -99,11 +99,17 @@ HP_KUNIT_SUITE(stack_canary);
 HP_KUNIT_SUITE(rodata);
 HP_KUNIT_SUITE(ro_after_init);
 HP_KUNIT_SUITE(kcfi);
+HP_KUNIT_SUITE(shadow_call_stack);
+HP_KUNIT_SUITE(pac_ret);
+HP_KUNIT_SUITE(bti);
+HP_KUNIT_SUITE(ret_overwrite);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
-		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi);
+		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
+		  &hp_kunit_suite_shadow_call_stack, &hp_kunit_suite_pac_ret,
+		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -33,13 +33,13 @@
 #endif
 
 /* never set: keeps the labels of hp_bwd_hijack() reachable for the compiler */
-static volatile int hp_bwd_force;
+static int hp_bwd_force;
 
 static const char *const hp_bwd_status_txt[] = {
 	[HP_BWD_NONE] = "the victim did not run",
 	[HP_BWD_WRITTEN] = "written",
-	[HP_BWD_MISMATCH] = "the victim's saved return address is not the call site: frame layout not understood",
-	[HP_BWD_NOSIGN] = "the PAC of the saved return address could not be reproduced",
+	[HP_BWD_MISMATCH] = "saved return address is not the call site: frame layout?",
+	[HP_BWD_NOSIGN] = "the saved return address's PAC could not be reproduced",
 };
 
 /**
@@ -58,7 +58,7 @@ noinline unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot
 	unsigned long target = (unsigned long)rq->target, new;
 
 	rq->expected = ret;
-	rq->slot = slot;
+	rq->slot = (unsigned long)slot;
 	rq->old = old;
 	rq->new = old;
 	if (raw != (unsigned long)rq->expected) {
@@ -89,10 +89,11 @@ noinline void hp_bwd_prepare(struct hp_bwd_req *rq)
 {
 	rq->status = HP_BWD_NONE;
 	rq->expected = NULL;
-	rq->slot = NULL;
+	rq->slot = 0;
 	rq->old = 0;
 	rq->new = 0;
 	rq->landed = false;
+	rq->returned = false;
 }
 
 /*
@@ -136,14 +137,16 @@ noinline void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq)
 	void *labels[] = { &&redirected };
 
 	hp_bwd_prepare(rq);
-	if (hp_bwd_force)
+	if (READ_ONCE(hp_bwd_force))
 		goto *labels[0];
 	rq->target = &&redirected;
 	rq->modifier = hp_bwd_sp();
 
-	switch (hp_bwd_force) {
+	switch (READ_ONCE(hp_bwd_force)) {
 	case 0:
 		victim(rq);
+		/* a store after the call: no tail call, or the label would be outside our frame */
+		WRITE_ONCE(rq->returned, true);
 		break;
 	default:
 redirected:
@@ -159,14 +162,14 @@ static bool hp_bwd_control(struct hp_result *r)
 
 	hp_bwd_hijack(hp_bwd_victim_control, &rq);
 	if (rq.status != HP_BWD_WRITTEN) {
-		hp_set(r, HP_ERROR, "control: %s (slot %px held 0x%lx, call site %px)",
+		hp_set(r, HP_ERROR, "control: %s (slot 0x%lx held 0x%lx, call site %pS)",
 		       hp_bwd_status_txt[rq.status], rq.slot, rq.old, rq.expected);
 		return false;
 	}
 	if (!rq.landed) {
 		hp_set(r, HP_INCONCLUSIVE,
-		       "control: return address at %px rewritten 0x%lx -> 0x%lx, but the victim built without a shadow stack still returned to its call site",
-		       rq.slot, rq.old, rq.new);
+		       "control: return address at 0x%lx rewritten 0x%lx -> 0x%lx, yet it returned to %pS",
+		       rq.slot, rq.old, rq.new, rq.expected);
 		return false;
 	}
 	return true;
@@ -181,16 +184,19 @@ static void hp_bwd_run(struct hp_result *r, const char *what)
 		return;
 	hp_bwd_hijack(hp_bwd_victim, &rq);
 	if (rq.status != HP_BWD_WRITTEN)
-		hp_set(r, HP_ERROR, "%s (slot %px held 0x%lx, call site %px)",
+		hp_set(r, HP_ERROR, "%s (slot 0x%lx held 0x%lx, call site %pS)",
 		       hp_bwd_status_txt[rq.status], rq.slot, rq.old, rq.expected);
-	else if (!rq.landed)
+	else if (!rq.landed && rq.returned)
 		hp_set(r, HP_PROTECTED,
-		       "control flow unchanged: saved return address at %px rewritten 0x%lx -> 0x%lx (%pS), the victim returned to %pS from %s; control (no shadow stack) went to the label",
-		       rq.slot, rq.old, rq.new, rq.target, rq.expected, what);
-	else
+		       "control flow unchanged (%s): return address at 0x%lx rewritten 0x%lx -> 0x%lx (%pS), returned to %pS; control went to the label",
+		       what, rq.slot, rq.old, rq.new, rq.target, rq.expected);
+	else if (rq.landed)
 		hp_set(r, HP_VULNERABLE,
-		       "return address at %px rewritten 0x%lx -> 0x%lx: the victim returned to %pS instead of %pS (control too)",
+		       "return address at 0x%lx rewritten 0x%lx -> 0x%lx: returned to %pS, not %pS (control too)",
 		       rq.slot, rq.old, rq.new, rq.target, rq.expected);
+	else
+		hp_set(r, HP_ERROR, "returned neither to %pS nor to the label",
+		       rq.expected);
 }
 
 static void hp_scs_overwrite(struct hp_result *r)
@@ -199,7 +205,7 @@ static void hp_scs_overwrite(struct hp_result *r)
 		hp_set(r, HP_UNSUPPORTED, "arm64 only");
 		return;
 	}
-	hp_bwd_run(r, "the shadow call stack");
+	hp_bwd_run(r, "shadow call stack");
 }
 
 static void hp_ret_overwrite(struct hp_result *r)
@@ -208,7 +214,7 @@ static void hp_ret_overwrite(struct hp_result *r)
 		hp_set(r, HP_UNSUPPORTED, "x86_64 only");
 		return;
 	}
-	hp_bwd_run(r, "a shadow stack");
+	hp_bwd_run(r, "x86_64");
 }
 
 static void hp_pac_signed_lr(struct hp_result *r)

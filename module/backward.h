@@ -34,9 +34,10 @@ struct hp_bwd_req {
 	unsigned long modifier;	/* the caller's sp: the PAC modifier (arm64) */
 	enum hp_bwd_mode mode;
 	enum hp_bwd_status status;
-	unsigned long *slot;	/* where the return address was */
+	unsigned long slot;	/* where the return address was */
 	unsigned long old, new;	/* the slot's value before and after */
 	bool landed;		/* the victim "returned" to the label */
+	bool returned;		/* the victim came back to its call site */
 };
 
 typedef void (*hp_bwd_victim_fn)(struct hp_bwd_req *rq);
@@ -44,7 +45,7 @@ typedef void (*hp_bwd_victim_fn)(struct hp_bwd_req *rq);
 void hp_bwd_victim(struct hp_bwd_req *rq);		/* backward.c */
 void hp_bwd_victim_control(struct hp_bwd_req *rq);	/* backward_control.c */
 unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot,
-			    void *ret);
+			     void *ret);
 void hp_bwd_prepare(struct hp_bwd_req *rq);
 void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq);
 void hp_bwd_land(struct hp_bwd_req *rq);
@@ -84,14 +85,14 @@ static inline unsigned long hp_arm64_pac_flip(unsigned long ptr)
  * __builtin_frame_address() forces the frame). hp_bwd_rewrite() is a real
  * call, so the prologue must save the return address (and push it on the
  * shadow call stack); the store comes after it, so it is no tail call, and
- * it is volatile, so it is not a dead store to a dying frame.
+ * it is WRITE_ONCE(), so it is not a dead store to a dying frame.
  */
 static __always_inline void hp_bwd_victim_body(struct hp_bwd_req *rq)
 {
 	unsigned long *slot = (unsigned long *)__builtin_frame_address(0) + 1;
 	unsigned long v = hp_bwd_rewrite(rq, slot, __builtin_return_address(0));
 
-	*(volatile unsigned long *)slot = v;
+	WRITE_ONCE(*slot, v);
 }
 
 #endif /* _HP_BACKWARD_H */

@@ -22,7 +22,7 @@ trigger_files=" module/stackinit_leaves.h module/stackinit.c module/stackinit_co
 
 cd "$HP_TOP" || exit 1
 fail=0
-for f in module/*.[ch] kunit/*.c selftests/hardprobe/*.c; do
+for f in module/*.[ch] module/arch/*.[ch] kunit/*.c selftests/hardprobe/*.c; do
 	args=(--strict --no-tree --terse --show-types --quiet -f)
 	[[ "$trigger_files" == *" $f "* ]] && args=(--ignore "$trigger_ignore" "${args[@]}")
 	out=$("$cp" "${args[@]}" "$f" 2>&1)

@@ -218,7 +218,7 @@ static noinline int hp_bti_target(void)
 	return 0x5a;
 }
 
-static int (*volatile hp_bti_target_ptr)(void) = hp_bti_target;
+static int (*hp_bti_target_ptr)(void) = hp_bti_target;
 
 static bool hp_a64_landing(u32 insn)
 {
@@ -264,16 +264,16 @@ noinline void hp_arm64_pac_signed_lr(struct hp_result *r)
 		return;
 	}
 	if (hp_arm64_pac_strip(saved) != raw)
-		hp_set(r, HP_ERROR, "frame record holds 0x%lx, not the return address %px",
-		       saved, (void *)raw);
+		hp_set(r, HP_ERROR, "frame record holds 0x%lx, not the return address 0x%lx",
+		       saved, raw);
 	else if (saved == raw)
 		hp_set(r, HP_VULNERABLE,
 		       "saved return address 0x%lx is not signed (%pS): a rewritten one would be used",
 		       saved, (void *)raw);
 	else
 		hp_set(r, HP_PROTECTED,
-		       "saved return address 0x%lx is signed: raw %px (%pS), PAC bits 0x%lx",
-		       saved, (void *)raw, (void *)raw,
+		       "saved return address 0x%lx is signed: raw 0x%lx (%pS), PAC bits 0x%lx",
+		       saved, raw, (void *)raw,
 		       saved & (unsigned long)GENMASK_ULL(63, vabits_actual));
 }
 
@@ -287,23 +287,22 @@ void hp_arm64_pac_corrupt(struct hp_result *r)
 		return;
 	}
 	hp_pac_sig_init();
-	pr_info("pac_ret.corrupt: the victim without shadow call stack returns through a %s\n",
-		fpac ? "wrong PAC (expect an FPAC trap)" :
-		"wrong PAC (expect a fault at the poisoned address)");
+	pr_info("pac_ret.corrupt: a victim without shadow call stack returns through a rewritten return address (wrong PAC if PAC is on: %s)\n",
+		fpac ? "expect an FPAC trap" : "no FPAC, expect a fault at the poisoned address");
 	/* with PAC on, this does not return */
 	hp_bwd_hijack(hp_bwd_victim_control, &rq);
 	if (rq.status != HP_BWD_WRITTEN)
-		hp_set(r, HP_ERROR, "the victim did not rewrite its return address (status %d, slot %px held 0x%lx)",
+		hp_set(r, HP_ERROR, "no rewrite (status %d, slot 0x%lx held 0x%lx)",
 		       rq.status, rq.slot, rq.old);
 	else if (rq.landed)
 		hp_set(r, HP_VULNERABLE,
-		       "survived: return address at %px rewritten 0x%lx -> 0x%lx (%s), the victim returned to %pS",
+		       "survived: return address at 0x%lx rewritten 0x%lx -> 0x%lx (%s), the victim returned to %pS",
 		       rq.slot, rq.old, rq.new,
 		       rq.new == (unsigned long)rq.target ? "unsigned: PAC not in use" :
 		       "wrong PAC accepted", rq.target);
 	else
 		hp_set(r, HP_ERROR,
-		       "return address at %px rewritten 0x%lx -> 0x%lx, yet the victim returned to its call site",
+		       "return address at 0x%lx rewritten 0x%lx -> 0x%lx, yet the victim returned to its call site",
 		       rq.slot, rq.old, rq.new);
 }
 
