@@ -3,7 +3,7 @@
  * hardprobe backward edge: a return address overwritten on the stack.
  *
  * hp_bwd_hijack() calls a victim that finds its own saved return address in
- * its frame record and rewrites it to a label inside hp_bwd_hijack() (the
+ * its frame record and rewrites it to a label inside hp_bwd_hijack_one() (the
  * label trick of LKDTM's CFI_BACKWARD): if the overwrite is used, the
  * victim "returns" to the label, which records the hijack and carries on;
  * if a shadow stack supplies the return address, it returns to the call
@@ -17,6 +17,8 @@
  * where its architecture does not apply its probes say "unsupported".
  */
 #include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/printk.h>
 
 #include "backward.h"
@@ -32,7 +34,7 @@
 #define HP_BTI_SIG	NULL
 #endif
 
-/* never set: keeps the labels of hp_bwd_hijack() reachable for the compiler */
+/* never set: keeps the label of hp_bwd_hijack_one() reachable for the compiler */
 static int hp_bwd_force;
 
 static const char *const hp_bwd_status_txt[] = {
@@ -84,7 +86,7 @@ noinline void hp_bwd_victim(struct hp_bwd_req *rq)
 	hp_bwd_victim_body(rq);
 }
 
-/* Reset the record; a real call, so hp_bwd_hijack() sets its frame up first. */
+/* Reset the record; a real call, so hp_bwd_hijack_one() sets its frame up first. */
 noinline void hp_bwd_prepare(struct hp_bwd_req *rq)
 {
 	rq->status = HP_BWD_NONE;
@@ -96,13 +98,19 @@ noinline void hp_bwd_prepare(struct hp_bwd_req *rq)
 	rq->returned = false;
 }
 
+/* The request in flight on this CPU (hp_bwd_hijack() disables preemption). */
+static DEFINE_PER_CPU(struct hp_bwd_req *, hp_bwd_cur);
+
 /*
  * Reached only at the label: a call, so the compiler cannot move its work
- * in front of the label (a plain assignment was hoisted there by clang).
+ * in front of the label (a plain assignment was hoisted there by clang);
+ * no argument, because a caller-saved register the compiler loaded before
+ * its jump to the label is garbage when the victim "returns" there (gcc
+ * passed rq in rdi, which the victim had zeroed).
  */
-noinline void hp_bwd_land(struct hp_bwd_req *rq)
+noinline void hp_bwd_land(void)
 {
-	WRITE_ONCE(rq->landed, true);
+	WRITE_ONCE(this_cpu_read(hp_bwd_cur)->landed, true);
 }
 
 /* The caller's stack pointer: the callee's paciasp signs with it (arm64). */
@@ -119,7 +127,7 @@ static __always_inline unsigned long hp_bwd_sp(void)
 }
 
 /**
- * hp_bwd_hijack() - call @victim and see where it returns to
+ * hp_bwd_hijack_one() - call @victim and see where it returns to
  * @victim: hp_bwd_victim or hp_bwd_victim_control
  * @rq: the request (mode set by the caller)
  *
@@ -132,7 +140,8 @@ static __always_inline unsigned long hp_bwd_sp(void)
  * @rq->landed tells whether @victim came back to its call site or
  * "returned" to the label.
  */
-noinline void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq)
+static noinline void hp_bwd_hijack_one(hp_bwd_victim_fn victim,
+				       struct hp_bwd_req *rq)
 {
 	void *labels[] = { &&redirected };
 
@@ -150,9 +159,19 @@ noinline void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq)
 		break;
 	default:
 redirected:
-		hp_bwd_land(rq);
+		hp_bwd_land();
 		break;
 	}
+}
+
+/* hp_bwd_hijack_one() on this CPU, with @rq where hp_bwd_land() finds it */
+void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq)
+{
+	preempt_disable();
+	this_cpu_write(hp_bwd_cur, rq);
+	hp_bwd_hijack_one(victim, rq);
+	this_cpu_write(hp_bwd_cur, NULL);
+	preempt_enable();
 }
 
 /* The positive control: the overwrite must redirect the victim built without a shadow stack. */

@@ -320,34 +320,35 @@ void hp_arm64_bti_mid(struct hp_result *r)
 {
 	unsigned long fn = (unsigned long)READ_ONCE(hp_bti_target_ptr);
 	const u32 *insn = (const u32 *)fn;
+	bool pad = hp_a64_landing(insn[0]);
+	unsigned int i = pad;	/* the mov after the pad: a plain instruction */
 	int ret;
 
 	if (!hp_cpu_bti()) {
 		hp_set(r, HP_UNSUPPORTED, "the CPU has no BTI (FEAT_BTI)");
 		return;
 	}
-	/* the second instruction must be a plain one that returns sanely */
-	if (insn[1] != HP_A64_MOV_5A || insn[2] != HP_A64_RET ||
-	    hp_a64_landing(insn[1])) {
-		hp_set(r, HP_ERROR, "%pS is not \"<pad>; mov w0, #0x5a; ret\": %08x %08x %08x",
+	if (insn[i] != HP_A64_MOV_5A || insn[i + 1] != HP_A64_RET) {
+		hp_set(r, HP_ERROR, "%pS is not \"[pad;] mov w0, #0x5a; ret\": %08x %08x %08x",
 		       insn, insn[0], insn[1], insn[2]);
 		return;
 	}
-	if (!hp_a64_landing(insn[0]) && IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) {
+	if (!pad && IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) {
 		hp_set(r, HP_ERROR, "%pS has no landing pad (%08x) in a BTI kernel",
 		       insn, insn[0]);
 		return;
 	}
-	/* the legal indirect call, at the landing pad */
+	/* the legal indirect call, at the entry */
 	ret = hp_bti_call(fn);
 	if (ret != 0x5a) {
 		hp_set(r, HP_ERROR, "blr to %pS returned 0x%x", insn, ret);
 		return;
 	}
 	pr_info("bti.mid_function: blr to %pS (%08x, not a landing pad)\n",
-		insn + 1, insn[1]);
-	ret = hp_bti_call(fn + 4);
+		insn + i, insn[i]);
+	/* without BTI in force this returns 0x5a */
+	ret = hp_bti_call(fn + 4 * i);
 	hp_set(r, ret == 0x5a ? HP_VULNERABLE : HP_ERROR,
-	       "survived: blr to %pS (past the landing pad %08x) returned 0x%x; the call at the pad too",
-	       insn + 1, insn[0], ret);
+	       "survived: blr to %pS (%08x, not a landing pad; entry %08x) returned 0x%x",
+	       insn + i, insn[i], insn[0], ret);
 }
