@@ -20,6 +20,8 @@
 #include <linux/printk.h>
 #include <linux/scs.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <asm/cpufeature.h>
 #include <asm/memory.h>
 #include <asm/sysreg.h>
@@ -100,6 +102,23 @@ static void hp_pac_sig_init(void)
 			sizeof(hp_arm64_pac_sig));
 	else
 		strscpy(hp_arm64_pac_sig, "Oops - FPAC", sizeof(hp_arm64_pac_sig));
+}
+
+/* Is @word (a flag such as arm64.nopauth) on the kernel command line? */
+static bool hp_cmdline_flag(const char *word)
+{
+	char *buf = kzalloc(1024, GFP_KERNEL), *p, *tok;
+	bool found = false;
+
+	if (!buf)
+		return false;
+	if (hp_read_file("/proc/cmdline", buf, 1024) > 0) {
+		p = buf;
+		while ((tok = strsep(&p, " ")) != NULL)
+			found |= !strcmp(tok, word);
+	}
+	kfree(buf);
+	return found;
 }
 
 struct hp_a64_count {
@@ -194,12 +213,15 @@ void hp_arm64_scs_layers(struct hp_layers *l)
 void hp_arm64_pac_layers(struct hp_layers *l)
 {
 	bool fpac, cpu = hp_cpu_pauth(&fpac);
+	bool off = hp_cmdline_flag("arm64.nopauth");
 	struct hp_a64_count c;
 
 	hp_pac_sig_init();
-	l->configured = IS_ENABLED(CONFIG_ARM64_PTR_AUTH_KERNEL);
+	l->configured = IS_ENABLED(CONFIG_ARM64_PTR_AUTH_KERNEL) && !off;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_ARM64_PTR_AUTH_KERNEL=%s", l->configured ? "y" : "n");
+		 "CONFIG_ARM64_PTR_AUTH_KERNEL=%s%s",
+		 IS_ENABLED(CONFIG_ARM64_PTR_AUTH_KERNEL) ? "y" : "n",
+		 off ? ", arm64.nopauth on the command line" : "");
 	hp_a64_module_text(&c);
 	hp_layer(l->built, sizeof(l->built),
 		 "module flags: %s; %u paciasp, %u autiasp in %lu bytes of module text",
@@ -228,12 +250,15 @@ static bool hp_a64_landing(u32 insn)
 
 void hp_arm64_bti_layers(struct hp_layers *l)
 {
+	bool off = hp_cmdline_flag("arm64.nobti");
 	unsigned int i, n = 0, pads = 0;
 	struct hp_a64_count c;
 
-	l->configured = IS_ENABLED(CONFIG_ARM64_BTI_KERNEL);
+	l->configured = IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) && !off;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_ARM64_BTI_KERNEL=%s", l->configured ? "y" : "n");
+		 "CONFIG_ARM64_BTI_KERNEL=%s%s",
+		 IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) ? "y" : "n",
+		 off ? ", arm64.nobti on the command line" : "");
 	hp_a64_module_text(&c);
 	/* every probe function is address-taken: each needs a landing pad */
 	for (i = 0; i < hardprobe_probe_count(); i++) {
