@@ -184,11 +184,26 @@ void hp_arm64_scs_layers(struct hp_layers *l)
 {
 	unsigned long x18, base = 0;
 	struct hp_a64_count c;
+	bool on = false;
 
-	l->configured = IS_ENABLED(CONFIG_SHADOW_CALL_STACK);
+	asm volatile("mov %0, x18" : "=r" (x18));
+#ifdef CONFIG_SHADOW_CALL_STACK
+	base = (unsigned long)task_scs(current);
+	on = base && x18 >= base && x18 < base + SCS_SIZE;
+#endif
+	/*
+	 * DYNAMIC_SCS keeps PAC and patches it into SCS at boot only on CPUs
+	 * without PAC: then no shadow stack is set up, and SCS is not what
+	 * this kernel asked for on this CPU.
+	 */
+	l->configured = IS_ENABLED(CONFIG_SHADOW_CALL_STACK) &&
+			(!IS_ENABLED(CONFIG_DYNAMIC_SCS) || on);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_SHADOW_CALL_STACK=%s%s", l->configured ? "y" : "n",
-		 IS_ENABLED(CONFIG_DYNAMIC_SCS) ? ", CONFIG_DYNAMIC_SCS=y" : "");
+		 "CONFIG_SHADOW_CALL_STACK=%s%s",
+		 IS_ENABLED(CONFIG_SHADOW_CALL_STACK) ? "y" : "n",
+		 !IS_ENABLED(CONFIG_DYNAMIC_SCS) ? "" :
+		 on ? ", CONFIG_DYNAMIC_SCS=y (patched in: CPU without PAC)" :
+		 ", CONFIG_DYNAMIC_SCS=y (not patched in: PAC in use)");
 	hp_a64_module_text(&c);
 	hp_layer(l->built, sizeof(l->built),
 		 "module flags: %s; %u x18 pushes, %u pops in %lu bytes of module text; victim %s, control %s",
@@ -196,15 +211,11 @@ void hp_arm64_scs_layers(struct hp_layers *l)
 		 c.push, c.pop, c.bytes,
 		 hp_a64_pushes(hp_bwd_victim) ? "pushes x30" : "does not push x30",
 		 hp_a64_pushes(hp_bwd_victim_control) ? "pushes x30" : "does not push x30");
-	asm volatile("mov %0, x18" : "=r" (x18));
-#ifdef CONFIG_SHADOW_CALL_STACK
-	base = (unsigned long)task_scs(current);
-	if (base && x18 >= base && x18 < base + SCS_SIZE)
+	if (on)
 		hp_layer(l->active, sizeof(l->active),
 			 "x18=0x%lx inside this task's shadow stack 0x%lx+%lu (%lu bytes in use)",
 			 x18, base, (unsigned long)SCS_SIZE, x18 - base);
 	else
-#endif
 		hp_layer(l->active, sizeof(l->active),
 			 "x18=0x%lx is not in a shadow stack of this task (base 0x%lx)",
 			 x18, base);
