@@ -174,6 +174,19 @@ void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq)
 	preempt_enable();
 }
 
+static noinline void hp_bwd_nop(struct hp_bwd_req *rq)
+{
+}
+
+/* The label's address (its low bits name a fault at the label in the log). */
+unsigned long hp_bwd_label(void)
+{
+	struct hp_bwd_req rq = {};
+
+	hp_bwd_hijack(hp_bwd_nop, &rq);
+	return (unsigned long)rq.target;
+}
+
 /* The positive control: the overwrite must redirect the victim built without a shadow stack. */
 static bool hp_bwd_control(struct hp_result *r)
 {

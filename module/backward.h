@@ -49,6 +49,7 @@ unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot,
 void hp_bwd_prepare(struct hp_bwd_req *rq);
 void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq);
 void hp_bwd_land(void);
+unsigned long hp_bwd_label(void);
 
 #ifdef CONFIG_ARM64
 unsigned long hp_arm64_pac_sign(unsigned long ptr, unsigned long modifier);

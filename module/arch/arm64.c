@@ -91,15 +91,20 @@ static bool hp_cpu_bti(void)
 			   ID_AA64PFR1_EL1_BT_SHIFT) != 0;
 }
 
-/* The catch of pac_ret.corrupt depends on the CPU: an FPAC trap, or a fault at ret. */
+/*
+ * The catch of pac_ret.corrupt depends on the CPU: an FPAC trap, or without
+ * FEAT_FPAC a fault at ret on the label's address with PAC error bits in its
+ * top bits ("Unable to handle kernel paging request at virtual address
+ * bfff..."): the signature is then the label's low 48 bits, which only that
+ * fault line holds.
+ */
 static void hp_pac_sig_init(void)
 {
 	bool fpac;
 
 	if (hp_cpu_pauth(&fpac) && !fpac)
-		strscpy(hp_arm64_pac_sig,
-			"Unable to handle kernel paging request at virtual address ",
-			sizeof(hp_arm64_pac_sig));
+		snprintf(hp_arm64_pac_sig, sizeof(hp_arm64_pac_sig), "%012lx",
+			 hp_bwd_label() & (unsigned long)GENMASK_ULL(47, 0));
 	else
 		strscpy(hp_arm64_pac_sig, "Oops - FPAC", sizeof(hp_arm64_pac_sig));
 }
