@@ -3,6 +3,7 @@
 """hardprobe vs LKDTM on the same kernel.
 
 usage: lkdtm_compare.py RESULTS_DIR MAP
+Rows whose feature starts with "?" in MAP are shown but not counted.
 Reads the LKDTM guest's console (RESULTS_DIR/console-lkdtm.log: the framed
 lkdtm-dmesg.txt, each test between "hardprobe-lkdtm: begin/end <TEST>"
 markers), judges each LKDTM test the way LKDTM's own selftest does (the
@@ -75,17 +76,22 @@ def main(rdir, map_path):
             if line.startswith("#") or not line.split():
                 continue
             feat, test, expect = line.split(None, 2)
+            inform = feat.startswith("?")     # shown, not counted (see the map)
+            feat = feat.lstrip("?")
             v, why = verdict(runs.get(test, []), expect.strip())
-            rows.append((feat, test, v, why))
-            per_feature.setdefault(feat, []).append(v)
+            rows.append((feat, test, v, why, inform))
+            if not inform:
+                per_feature.setdefault(feat, []).append(v)
     target = os.path.basename(rdir.rstrip("/"))
     print(f"hardprobe vs LKDTM on {target} (the same kernel, one LKDTM guest)")
     print(f"{'feature':<18} {'LKDTM test':<26} {'LKDTM':<11} {'hardprobe':<12} agree  LKDTM evidence")
     bad = 0
-    for feat, test, v, why in rows:
+    for feat, test, v, why, inform in rows:
         hp = report.get(feat, {}).get("outcome", "missing")
-        lk = per_feature[feat]
-        if "missing" in lk or hp in ("missing", "not_run", "unsupported", "inconclusive", "error"):
+        lk = per_feature.get(feat, [])
+        if inform:
+            agree = "info"
+        elif "missing" in lk or hp in ("missing", "not_run", "unsupported", "inconclusive", "error"):
             agree = "n/a"
         else:
             lk_caught = all(x == "caught" for x in lk)
