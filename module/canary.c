@@ -28,9 +28,12 @@ static noinline void hp_canary_find(unsigned long *stack,
 	int i;
 
 	for (i = 1; i < HP_CANARY_WINDOW; i++) {
-		if (READ_ONCE(stack[i]) == current->stack_canary) {
+		/* past the array on purpose: NOCHECK, or KASAN reports it */
+		unsigned long word = READ_ONCE_NOCHECK(stack[i]);
+
+		if (word == current->stack_canary) {
 			seen->offset = i;
-			seen->value = stack[i];
+			seen->value = word;
 			return;
 		}
 	}

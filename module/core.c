@@ -525,6 +525,32 @@ struct hp_out {
 	char buf[];
 };
 
+static struct hp_out *hp_out_alloc(struct seq_buf *s)
+{
+	struct hp_out *out = kvmalloc(sizeof(*out) + HP_OUT_SIZE, GFP_KERNEL);
+
+	if (out)
+		seq_buf_init(s, out->buf, HP_OUT_SIZE);
+	return out;
+}
+
+/* Hand a rendered buffer to the open file, or fail on overflow. */
+static int hp_out_install(struct file *file, struct hp_out *out, struct seq_buf *s)
+{
+	if (seq_buf_has_overflowed(s)) {
+		kvfree(out);
+		return -EOVERFLOW;
+	}
+	out->len = seq_buf_used(s);
+	file->private_data = out;
+	return 0;
+}
+
+/*
+ * Render at open, into a private buffer: probes and layer callbacks read
+ * files (/proc/cmdline, sysfs), which must not happen under a seq_file lock
+ * (lockdep: the same lock class, "possible recursive locking").
+ */
 static int hp_render_open(struct inode *inode, struct file *file)
 {
 	void (*render)(struct seq_buf *s, const struct hp_run *run) = inode->i_private;
@@ -532,7 +558,7 @@ static int hp_render_open(struct inode *inode, struct file *file)
 	struct hp_out *out;
 	struct seq_buf s;
 
-	out = kvmalloc(sizeof(*out) + HP_OUT_SIZE, GFP_KERNEL);
+	out = hp_out_alloc(&s);
 	if (!out)
 		return -ENOMEM;
 	run = hp_run_all();
@@ -540,16 +566,9 @@ static int hp_render_open(struct inode *inode, struct file *file)
 		kvfree(out);
 		return -ENOMEM;
 	}
-	seq_buf_init(&s, out->buf, HP_OUT_SIZE);
 	render(&s, run);
 	hp_run_free(run);
-	if (seq_buf_has_overflowed(&s)) {
-		kvfree(out);
-		return -EOVERFLOW;
-	}
-	out->len = seq_buf_used(&s);
-	file->private_data = out;
-	return 0;
+	return hp_out_install(file, out, &s);
 }
 
 static ssize_t hp_render_read(struct file *file, char __user *ubuf,
@@ -574,23 +593,35 @@ static const struct file_operations hp_render_fops = {
 	.llseek = default_llseek,
 };
 
-static int hp_probes_show(struct seq_file *m, void *v)
+static int hp_probes_open(struct inode *inode, struct file *file)
 {
+	struct hp_out *out;
+	struct seq_buf s;
 	unsigned int i;
 
+	out = hp_out_alloc(&s);
+	if (!out)
+		return -ENOMEM;
 	for (i = 0; i < hp_nr_probes; i++) {
 		const struct hp_probe *p = hp_probe_index(i);
 		const struct hp_feature *f = hardprobe_feature(p->feature);
 		struct hp_layers l;
 
 		hardprobe_feature_layers(f, &l);
-		seq_printf(m, "%s %s %s %s %s\n", p->name, p->feature,
-			   hp_kind_name(p->kind), l.configured ? "y" : "n",
-			   p->signature ?: "-");
+		seq_buf_printf(&s, "%s %s %s %s %s\n", p->name, p->feature,
+			       hp_kind_name(p->kind), l.configured ? "y" : "n",
+			       p->signature ?: "-");
 	}
-	return 0;
+	return hp_out_install(file, out, &s);
 }
-DEFINE_SHOW_ATTRIBUTE(hp_probes);
+
+static const struct file_operations hp_probes_fops = {
+	.owner = THIS_MODULE,
+	.open = hp_probes_open,
+	.read = hp_render_read,
+	.release = hp_render_release,
+	.llseek = default_llseek,
+};
 
 static bool hp_valid_name(const char *s)
 {

@@ -143,6 +143,19 @@ static void hp_heap_layers_free(struct hp_layers *l)
 {
 	hp_heap_configured(l, "init_on_free", "CONFIG_INIT_ON_FREE_DEFAULT_ON",
 			   IS_ENABLED(CONFIG_INIT_ON_FREE_DEFAULT_ON));
+	/*
+	 * The slab allocator skips init_on_free for caches it poisons
+	 * (slab_want_init_on_free(): SLAB_POISON), and generic KASAN holds
+	 * freed objects in a quarantine before the allocator sees them: on
+	 * such a kernel the feature is not in effect for slab objects.
+	 */
+	if (l->configured && (IS_ENABLED(CONFIG_SLUB_DEBUG_ON) || IS_ENABLED(CONFIG_KASAN_GENERIC))) {
+		l->configured = false;
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "CONFIG_INIT_ON_FREE_DEFAULT_ON=y, not in effect for slab objects:%s%s",
+			 IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ? " slub_debug poisoning replaces it" : "",
+			 IS_ENABLED(CONFIG_KASAN_GENERIC) ? " KASAN quarantines freed objects" : "");
+	}
 	hp_layer(l->active, sizeof(l->active), "want_init_on_free()=%d",
 		 want_init_on_free());
 }
