@@ -149,12 +149,15 @@ static void hp_heap_layers_free(struct hp_layers *l)
 	 * freed objects in a quarantine before the allocator sees them: on
 	 * such a kernel the feature is not in effect for slab objects.
 	 */
-	if (l->configured && (IS_ENABLED(CONFIG_SLUB_DEBUG_ON) || IS_ENABLED(CONFIG_KASAN_GENERIC))) {
+	if (l->configured &&
+	    (IS_ENABLED(CONFIG_SLUB_DEBUG_ON) || IS_ENABLED(CONFIG_KASAN_GENERIC))) {
 		l->configured = false;
 		hp_layer(l->configured_txt, sizeof(l->configured_txt),
 			 "CONFIG_INIT_ON_FREE_DEFAULT_ON=y, not in effect for slab objects:%s%s",
-			 IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ? " slub_debug poisoning replaces it" : "",
-			 IS_ENABLED(CONFIG_KASAN_GENERIC) ? " KASAN quarantines freed objects" : "");
+			 IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ?
+			 " slub_debug poisoning replaces it" : "",
+			 IS_ENABLED(CONFIG_KASAN_GENERIC) ?
+			 " KASAN quarantines freed objects" : "");
 	}
 	hp_layer(l->active, sizeof(l->active), "want_init_on_free()=%d",
 		 want_init_on_free());
