@@ -73,8 +73,13 @@ struct hp_ab_loc {
 };
 
 #ifdef MODULE
-/* the NUL-terminated string at @f in the module's data, or NULL */
-static const char *hp_ab_modstr(unsigned long f, size_t *len)
+/*
+ * The NUL-terminated string at @f in the module's data, or NULL. @f is any
+ * word found by the scan below, so this reads memory that is not ours to
+ * read by the compiler's rules (KASAN redzones between globals): not
+ * instrumented, plain byte loads, no string library calls.
+ */
+static __no_sanitize_address const char *hp_ab_modstr(unsigned long f, size_t *len)
 {
 	static const enum mod_mem_type types[] = {
 		MOD_RODATA, MOD_DATA, MOD_RO_AFTER_INIT,
@@ -88,14 +93,33 @@ static const char *hp_ab_modstr(unsigned long f, size_t *len)
 		if (f < base || f >= base + m->size)
 			continue;
 		lim = min(base + m->size - f, 256UL);
-		*len = strnlen((const char *)f, lim);
+		for (*len = 0; *len < lim && ((const char *)f)[*len]; (*len)++)
+			;
 		return *len < lim ? (const char *)f : NULL;
 	}
 	return NULL;
 }
 #endif
 
-static int hp_ab_rearm(int *suppressed)
+/* true if the @n-byte string @s ends with @tail (uninstrumented, as above) */
+static __no_sanitize_address bool hp_ab_ends_with(const char *s, size_t n, const char *tail,
+						  size_t tn)
+{
+	size_t i;
+
+	if (n < tn)
+		return false;
+	for (i = 0; i < tn; i++)
+		if (s[n - tn + i] != tail[i])
+			return false;
+	return true;
+}
+
+/*
+ * Scan the module's data, word by word (across globals and their KASAN
+ * redzones: not instrumented), for UBSAN's source locations of our sites.
+ */
+static __no_sanitize_address int hp_ab_rearm(int *suppressed)
 {
 #ifdef MODULE
 	const struct module_memory *m = &THIS_MODULE->mem[MOD_DATA];
@@ -111,7 +135,7 @@ static int hp_ab_rearm(int *suppressed)
 		size_t n;
 
 		name = hp_ab_modstr((unsigned long)READ_ONCE(loc->file_name), &n);
-		if (!name || n < flen || strcmp(name + n - flen, HP_AB_PATH))
+		if (!name || !hp_ab_ends_with(name, n, HP_AB_PATH, flen))
 			continue;
 		found++;
 		if (test_and_clear_bit(31, &loc->reported))

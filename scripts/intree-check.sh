@@ -39,7 +39,8 @@ command -v ccache >/dev/null && cc="ccache gcc"
 pid=$!
 while kill -0 $pid 2>/dev/null; do
 	sleep 30
-	kill -0 $pid 2>/dev/null && hp_say kunit.py x86_64 "$(tail -n 1 "$L/kunit.log" | cut -c1-100)"
+	kill -0 $pid 2>/dev/null &&
+		hp_say kunit.py x86_64 "$(find "$K" -name '*.o' 2>/dev/null | wc -l) objects so far; $(tail -n 1 "$L/kunit.log" | cut -c1-60)"
 done
 wait $pid
 rc=$?
