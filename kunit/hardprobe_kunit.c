@@ -12,6 +12,7 @@
 
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/string.h>
 
 #include "../module/hardprobe.h"
 
@@ -59,9 +60,17 @@ static void probe_matches_config(struct kunit *test)
 	case HP_VULNERABLE:
 		if (r.known_gap)
 			kunit_skip(test, "XFAIL known gap: %s", r.evidence);
+		/*
+		 * a boot switch (arm64.nopauth, cfi=off, init_on_free=0, ...) that
+		 * turned off what the kernel's config enables: say so, it is the
+		 * difference between this boot and the config
+		 */
+		if (!l.configured && strstr(l.configured_txt, "command line"))
+			kunit_skip(test, "%s: %s (observed vulnerable)",
+				   "mismatch with the config, turned off at boot", l.configured_txt);
 		if (!l.configured)
 			kunit_skip(test, "not configured: %s (observed vulnerable)",
-				   f->symbol);
+				   l.configured_txt[0] ? l.configured_txt : f->symbol);
 		KUNIT_FAIL(test, "%s is configured but the probe got through: %s",
 			   f->symbol, r.evidence);
 		return;
