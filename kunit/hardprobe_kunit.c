@@ -67,7 +67,8 @@ static void probe_matches_config(struct kunit *test)
 		 */
 		if (!l.configured && strstr(l.configured_txt, "command line"))
 			kunit_skip(test, "%s: %s (observed vulnerable)",
-				   "mismatch with the config, turned off at boot", l.configured_txt);
+				   "mismatch with the config, turned off at boot",
+				   l.configured_txt);
 		if (!l.configured)
 			kunit_skip(test, "not configured: %s (observed vulnerable)",
 				   l.configured_txt[0] ? l.configured_txt : f->symbol);
