@@ -5,6 +5,7 @@
  * an outcome and the configuration onto the KTAP verdict for all of them.
  */
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
@@ -128,6 +129,19 @@ void hp_render_text(struct seq_buf *s, const struct hp_run *run)
 		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr, sum, HP_WHY_LEN));
 		seq_buf_printf(s, "%-18s %-13s %-7s %s\n", fr->feature->id,
 			       hp_outcome_name(fr->outcome), hp_ktap_names[k], why);
+	}
+	{
+		unsigned int nsafe = 0;
+		u64 ns = 0;
+
+		for (i = 0; i < run->nr_probes; i++) {
+			if (run->probes[i].probe->kind != HP_SAFE)
+				continue;
+			nsafe++;
+			ns += run->probes[i].res.ns;
+		}
+		seq_buf_printf(s, "\nsafe probes: %u in %llu.%03llu ms\n", nsafe,
+			       div_u64(ns, 1000000), div_u64(ns, 1000) % 1000);
 	}
 	seq_buf_puts(s, "\nDETAIL\n");
 	for (fi = 0; fi < run->nr_features; fi++) {
