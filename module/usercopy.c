@@ -248,6 +248,17 @@ static void hp_uc_stack(struct hp_result *r, bool beyond)
 	left = hp_uc_copy(true, (void __user *)u.uaddr, bad, HP_UC_STACK);
 	hp_uc_survived(r, beyond ? "copy_to_user across the end of the task stack" :
 		       "copy_to_user from a dead stack frame", left, HP_UC_STACK);
+	/*
+	 * Only x86 walks the frames (HAVE_ARCH_WITHIN_STACK_FRAMES); elsewhere
+	 * a dead frame is refused only if it lies below the stack pointer at
+	 * the check, which depends on the compiler's frame layout: a hole of
+	 * the feature on this architecture, reported as a known gap.
+	 */
+	if (!beyond && !IS_ENABLED(CONFIG_HAVE_ARCH_WITHIN_STACK_FRAMES)) {
+		r->known_gap = true;
+		strlcat(r->evidence, " (known gap: no frame walk on this architecture)",
+			sizeof(r->evidence));
+	}
 out:
 	hp_uc_done(&u);
 }
