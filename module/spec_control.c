@@ -5,24 +5,7 @@
  * (Kbuild): a bare "ret" and a bare "jmp *%reg". Not linked: spec_code.S
  * embeds the code of each function as bytes.
  */
-#include <linux/compiler.h>
-
-#include "spec.h"
-
-noinline int hp_sls_ret_a(int x)
-{
-	return x + 1;
-}
-
-noinline int hp_sls_ret_b(int x)
-{
-	return x * 3;
-}
-
-noinline int hp_sls_tail_jmp(hp_spec_fn fn, int x)
-{
-	return fn(x + 2);
-}
+#include "spec_sls_fns.h"
 
 /* retpoline's control: an indirect call without the retpoline flags */
 noinline int hp_spec_icall(hp_spec_fn fn, int x)

@@ -5,22 +5,4 @@
  * (Kbuild), so the compiler's own "ret" and "jmp *%reg" stay in the code.
  * Not linked: spec_code.S embeds the code of each function as bytes.
  */
-#include <linux/compiler.h>
-
-#include "spec.h"
-
-noinline int hp_sls_ret_a(int x)
-{
-	return x + 1;
-}
-
-noinline int hp_sls_ret_b(int x)
-{
-	return x * 3;
-}
-
-/* a call through a pointer in tail position: "jmp *%reg" */
-noinline int hp_sls_tail_jmp(hp_spec_fn fn, int x)
-{
-	return fn(x + 2);
-}
+#include "spec_sls_fns.h"
