@@ -48,7 +48,8 @@ bench:
 # arm64-clang; COMPILERS=clang-22 adds x86_64-clang-22 and arm64-clang-22), then render
 # results/matrix.md, matrix.html, matrix.json
 matrix:
-	@scripts/deps.sh --arm64
+	@EXTRA_PKGS="$(foreach c,$(COMPILERS),$(c) lld-$(c:clang-%=%) llvm-$(c:clang-%=%))" \
+		scripts/deps.sh --arm64
 	@TARGETS="$(TARGETS)" COMPILERS="$(COMPILERS)" \
 		EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		scripts/matrix.sh

@@ -15,6 +15,9 @@ pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils 
       qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       clang-19 lld-19 llvm-19 chromium)
 
+# EXTRA_PKGS: more Debian packages (make matrix COMPILERS=clang-22: clang-22 lld-22 llvm-22)
+# shellcheck disable=SC2206
+pkgs+=(${EXTRA_PKGS:-})
 arm64=no debian=no
 for a in "$@"; do
 	case "$a" in

@@ -66,6 +66,27 @@ def main(rdir, expect_path):
     except ValueError as e:
         check("json", False, str(e))
     outcomes = {f["feature"]: f for f in (data or {}).get("features", [])}
+
+    # the kselftest runner and the module's report must agree probe by probe (the
+    # runner ran each probe itself, before the report ran them again)
+    sel = {}
+    for line in (read(os.path.join(rdir, "selftest.ktap")) or "").splitlines():
+        m = re.match(r"^# ([A-Za-z0-9_.-]+): ([a-z_]+)[ :]", line)
+        if m and "." in m.group(1):
+            sel[m.group(1)] = m.group(2)
+    differ, compared = [], 0
+    for f in outcomes.values():
+        for pr in f.get("probes", []):
+            if pr.get("kind") == "panic" or pr["probe"] not in sel:
+                continue
+            if "not_run" in (pr["outcome"], sel[pr["probe"]]):
+                continue
+            compared += 1
+            if pr["outcome"] != sel[pr["probe"]]:
+                differ.append(f"{pr['probe']}: selftest {sel[pr['probe']]}, report {pr['outcome']}")
+    if data is not None:
+        check("selftest-agrees-with-report", compared > 0 and not differ,
+              f"{compared} probes compared" + (": " + "; ".join(differ[:3]) if differ else ""))
     for line in expect.splitlines():
         line = line.split("#", 1)[0].split()
         if len(line) != 2 or line[0].startswith("@"):

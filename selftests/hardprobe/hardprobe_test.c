@@ -134,7 +134,7 @@ static void run_probe(const struct probe *p, bool safe_only)
 
 	if (fatal && strcmp(p->signature, "-") &&
 	    log_find(marker, p->signature, line, sizeof(line))) {
-		printf("# %s: caught: %s\n", p->name, line);
+		printf("# %s: protected: caught: %s\n", p->name, line);
 		judge(p, "protected", line);
 		return;
 	}
