@@ -68,6 +68,7 @@ HP_BENCH_ROUND(cfi_off)
 #endif
 #ifdef HP_BENCH_SLH
 HP_BENCH_ROUND(slh_on)
+HP_BENCH_ROUND(slh_base)
 #endif
 #ifdef HP_BENCH_SLS
 HP_BENCH_ROUND(sls_off)
@@ -98,7 +99,8 @@ static const struct hp_bench_pair hp_bench_pairs[] = {
 	HP_PAIR_OFF("kcfi", cfi_off),
 #endif
 #ifdef HP_BENCH_SLH
-	HP_PAIR_ON("slh", slh_on),
+	/* both sides without FORTIFY and canary (see Kbuild): they differ by SLH alone */
+	{ "slh", hp_round_slh_on, hp_round_slh_base, "slh_on", "slh_base" },
 #endif
 	HP_PAIR_OFF("fortify", fortify_off),
 	HP_PAIR_OFF("array_bounds", bounds_off),

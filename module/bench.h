@@ -11,6 +11,7 @@ int hp_bench_autovar_off(const int *in, int n, int idx, hp_bench_leaf_t leaf);
 int hp_bench_ssp_off(const int *in, int n, int idx, hp_bench_leaf_t leaf);
 int hp_bench_cfi_off(const int *in, int n, int idx, hp_bench_leaf_t leaf);
 int hp_bench_slh_on(const int *in, int n, int idx, hp_bench_leaf_t leaf);
+int hp_bench_slh_base(const int *in, int n, int idx, hp_bench_leaf_t leaf);
 int hp_bench_fortify_off(const int *in, int n, int idx, hp_bench_leaf_t leaf);
 int hp_bench_bounds_off(const int *in, int n, int idx, hp_bench_leaf_t leaf);
 int hp_bench_sls_off(const int *in, int n, int idx, hp_bench_leaf_t leaf);
