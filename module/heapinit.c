@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hardprobe heap_init_alloc, heap_init_free: stale data in slab objects.
- * Everything happens in private caches, so that nothing else races on the
- * objects. The positive control is a cache with a constructor: the kernel
- * never auto-initializes those, so the fill must survive there.
+ * hardprobe heap_init_alloc, heap_init_free: stale data in slab objects and
+ * pages. Slab objects live in private caches, so that nothing else races on
+ * them; the positive control is a cache with a constructor: the kernel never
+ * auto-initializes those, so the fill must survive there. Pages come from
+ * the page allocator; their control is reading the live page back.
  */
 #include <linux/kasan.h>
+#include <linux/gfp.h>
+#include <linux/uaccess.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -112,6 +115,96 @@ static void hp_heap_free(struct hp_result *r)
 	hp_heap_run(r, true);
 }
 
+/*
+ * The page allocator: fill a page and free it; then read it while it is free
+ * (@after_free, through copy_from_kernel_nofault(): with DEBUG_PAGEALLOC a free
+ * page is unmapped) or allocate again and read the new page if it is the same
+ * one (the per-CPU free list hands back the page just freed). Returns the
+ * words still holding the fill, -1 if the page was not reused or could not be
+ * read, -2 if the reading method failed on the live page (the control).
+ */
+static int hp_page_cycle(bool after_free, size_t *words)
+{
+	struct page *a, *b;
+	u64 *buf;
+	int kept = -1;
+	size_t i;
+
+	*words = PAGE_SIZE / sizeof(u64);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	a = alloc_page(GFP_KERNEL);
+	if (!buf || !a) {
+		kfree(buf);
+		if (a)
+			__free_page(a);
+		return -3;
+	}
+	memset(page_address(a), HP_HEAP_FILL, PAGE_SIZE);
+	/* control: the same read of the live page sees the fill */
+	if (copy_from_kernel_nofault(buf, page_address(a), PAGE_SIZE) ||
+	    buf[*words - 1] != HP_HEAP_FILL_WORD) {
+		__free_page(a);
+		kfree(buf);
+		return -2;
+	}
+	preempt_disable();	/* keep the page on this CPU's free list */
+	__free_page(a);
+	if (after_free) {
+		/* a deliberate read of a page we just freed */
+		kasan_disable_current();
+		if (!copy_from_kernel_nofault(buf, page_address(a), PAGE_SIZE))
+			kept = 0;
+		kasan_enable_current();
+		preempt_enable();
+	} else {
+		preempt_enable();
+		b = alloc_page(GFP_KERNEL);
+		if (b == a)
+			kept = copy_from_kernel_nofault(buf, page_address(b), PAGE_SIZE) ? -1 : 0;
+		if (b)
+			__free_page(b);
+	}
+	for (i = 0; kept >= 0 && i < *words; i++)
+		kept += buf[i] == HP_HEAP_FILL_WORD;
+	kfree(buf);
+	return kept;
+}
+
+static void hp_page_run(struct hp_result *r, bool after_free)
+{
+	size_t words;
+	int kept = hp_page_cycle(after_free, &words);
+
+	if (kept == -3) {
+		hp_set(r, HP_ERROR, "cannot allocate a page");
+	} else if (kept == -2) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: the fill of the live page could not be read back");
+	} else if (kept < 0) {
+		hp_set(r, HP_INCONCLUSIVE, after_free ?
+		       "the freed page could not be read (unmapped: DEBUG_PAGEALLOC?)" :
+		       "the page allocator did not hand back the same page");
+	} else {
+		hp_set(r, kept ? HP_VULNERABLE : HP_PROTECTED,
+		       "%s kept %d of %zu words of the 0x%02x fill; control: the live page read back whole",
+		       after_free ? "the freed page" : "the reallocated page", kept, words,
+		       HP_HEAP_FILL);
+	}
+}
+
+static void hp_page_alloc(struct hp_result *r)
+{
+	hp_page_run(r, false);
+	if (r->outcome == HP_PROTECTED && want_init_on_free())
+		strlcat(r->evidence, " (init_on_free is on too: it cleared the page first)",
+			sizeof(r->evidence));
+}
+
+static void hp_page_free(struct hp_result *r)
+{
+	hp_page_run(r, true);
+}
+
 /* Kconfig default, overridden by the boot parameter when it is given */
 static void hp_heap_configured(struct hp_layers *l, const char *param,
 			       const char *sym, bool def)
@@ -178,7 +271,9 @@ static const struct hp_feature hp_heapinit_features[] = {
 
 static const struct hp_probe hp_heapinit_probes[] = {
 	{ "heap_init_alloc.slab", "heap_init_alloc", HP_SAFE, NULL, hp_heap_alloc },
+	{ "heap_init_alloc.page", "heap_init_alloc", HP_SAFE, NULL, hp_page_alloc },
 	{ "heap_init_free.slab", "heap_init_free", HP_SAFE, NULL, hp_heap_free },
+	{ "heap_init_free.page", "heap_init_free", HP_SAFE, NULL, hp_page_free },
 };
 
 HP_FAMILY(heapinit);
