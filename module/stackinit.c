@@ -57,22 +57,36 @@ static const char *hp_si_how(const u8 *b, size_t n)
 static void hp_si_run(const struct hp_si_case *c, struct hp_result *r)
 {
 	u8 out[HP_LEAF_MAX], ctl[HP_LEAF_MAX];
-	size_t i, kept = 0, kept_ctl = 0, kept_pad = 0, npad = 0;
+	size_t i, kept, kept_ctl, kept_pad, npad;
+	int attempt;
 
-	if (!hp_si_sample(c->ctl, ctl) || !hp_si_sample(c->krn, out)) {
-		hp_set(r, HP_INCONCLUSIVE,
-		       "the variable moved between the fill and the read pass");
-		return;
-	}
-	for (i = 0; i < c->size; i++) {
-		bool pad = c->padded && hp_si_is_padding(i);
-
-		kept_ctl += ctl[i] == HP_FILL;
-		npad += pad;
-		if (out[i] == HP_FILL) {
-			kept += !pad;
-			kept_pad += pad;
+	/*
+	 * An interrupt or a first-time code path between the fill and the read
+	 * pass can overwrite the slot; the control then sees nothing. Try a few
+	 * times before calling the control failed.
+	 */
+	for (attempt = 0; attempt < 3; attempt++) {
+		if (!hp_si_sample(c->ctl, ctl) || !hp_si_sample(c->krn, out)) {
+			hp_set(r, HP_INCONCLUSIVE,
+			       "the variable moved between the fill and the read pass");
+			return;
 		}
+		kept = 0;
+		kept_ctl = 0;
+		kept_pad = 0;
+		npad = 0;
+		for (i = 0; i < c->size; i++) {
+			bool pad = c->padded && hp_si_is_padding(i);
+
+			kept_ctl += ctl[i] == HP_FILL;
+			npad += pad;
+			if (out[i] == HP_FILL) {
+				kept += !pad;
+				kept_pad += pad;
+			}
+		}
+		if (kept_ctl || c->initializer)
+			break;
 	}
 	r->known_gap = c->known_gap;
 	if (kept_ctl == 0 && c->initializer) {
