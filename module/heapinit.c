@@ -250,7 +250,8 @@ static void hp_heap_layers_free(struct hp_layers *l)
 			 IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ?
 			 " slub_debug poisoning replaces it" : "",
 			 IS_ENABLED(CONFIG_KASAN_GENERIC) ?
-			 " KASAN quarantines freed objects" : "");
+			 (IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ? "; KASAN quarantines freed objects" :
+			  " KASAN quarantines freed objects") : "");
 	}
 	hp_layer(l->active, sizeof(l->active), "want_init_on_free()=%d",
 		 want_init_on_free());
