@@ -148,14 +148,6 @@ static __no_sanitize_address int hp_ab_rearm(int *suppressed)
 #endif
 }
 
-static bool hp_ab_panic_on_warn(void)
-{
-	char buf[16];
-
-	return hp_read_file("/proc/sys/kernel/panic_on_warn", buf, sizeof(buf)) > 0 &&
-	       strcmp(buf, "0");
-}
-
 struct hp_ab_probe {
 	enum hp_ab_case c;
 	const char *tag;
@@ -176,7 +168,7 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 	struct kunit *kt = current->kunit_test;
 #endif
 
-	if (!IS_ENABLED(CONFIG_UBSAN_TRAP) && hp_ab_panic_on_warn()) {
+	if (!IS_ENABLED(CONFIG_UBSAN_TRAP) && hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED, "panic_on_warn is set: a UBSAN report would panic");
 		return;
 	}

@@ -148,14 +148,6 @@ static void hp_fo_memset(struct hp_result *r)
 	hp_fo_run(r, HP_FO_MEMSET);
 }
 
-static bool hp_fo_panic_on_warn(void)
-{
-	char buf[16];
-
-	return hp_read_file("/proc/sys/kernel/panic_on_warn", buf, sizeof(buf)) > 0 &&
-	       strcmp(buf, "0");
-}
-
 /*
  * memcpy() of 20 bytes into the 16-byte member of a 24-byte struct: the
  * kernel's fortify_warn_once() (WARN_ONCE) reports it and the copy still
@@ -183,7 +175,7 @@ static void hp_fo_span(struct hp_result *r)
 	char marker[48], line[160];
 	unsigned int spill;
 
-	if (hp_fo_panic_on_warn()) {
+	if (hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED,
 		       "panic_on_warn is set: the WARN this probe looks for would panic");
 		return;
