@@ -66,6 +66,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_spec,
 	&hp_family_kstack,
 	&hp_family_backward,
+	&hp_family_mte,
 };
 
 static DEFINE_MUTEX(hp_lock);
@@ -149,11 +150,15 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
  * Return: true if a line after the last line holding @marker holds @needle;
  * @line then holds the first such line.
  */
+/* the record of the last marker found: a hint, a wrong one only costs a rescan */
+static u64 hp_log_seen;
+
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len)
 {
 	struct kmsg_dump_iter iter;
-	bool after = !marker, found = false;
+	bool after = !marker, found = false, rescan = false;
+	u64 from, seq, mark = 0;
 	size_t n;
 	char *buf;
 
@@ -161,11 +166,24 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 	if (!buf)
 		return false;
 	kmsg_dump_rewind(&iter);
-	while (kmsg_dump_get_line(&iter, false, buf, 1023, &n)) {
+	/*
+	 * A marker is printed right before the search for it, after the
+	 * markers of earlier searches: start at the last marker found, and
+	 * from the start of the log only if the marker is not there.
+	 */
+	from = READ_ONCE(hp_log_seen);
+	if (marker && from > iter.cur_seq && from < iter.next_seq) {
+		iter.cur_seq = from;
+		rescan = true;
+	}
+again:
+	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &n);
+	     seq = iter.cur_seq) {
 		buf[n] = '\0';
 		if (marker && strstr(buf, marker)) {
 			after = true;
 			found = false;
+			mark = seq;
 			continue;
 		}
 		if (after && !found && strstr(buf, needle)) {
@@ -179,6 +197,13 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 				strscpy(line, strim(text), len);
 		}
 	}
+	if (rescan && !after) {
+		kmsg_dump_rewind(&iter);
+		rescan = false;
+		goto again;
+	}
+	if (marker && after)
+		WRITE_ONCE(hp_log_seen, mark);
 	kfree(buf);
 	return found;
 }
@@ -224,6 +249,26 @@ bool hp_cmdline_bool(const char *param, bool *val)
 		    !kstrtobool(tok + n + 1, val))
 			found = true;
 	}
+out:
+	kfree(buf);
+	return found;
+}
+
+/**
+ * hp_cmdline_word() - is @word, exactly, one of the kernel command line's words?
+ * @word: e.g. "arm64.nopauth" or "kasan.fault=panic"
+ */
+bool hp_cmdline_word(const char *word)
+{
+	char *buf, *tok, *p;
+	bool found = false;
+
+	buf = kzalloc(1024, GFP_KERNEL);
+	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
+		goto out;
+	p = buf;
+	while ((tok = strsep(&p, " \n")) != NULL)
+		found |= !strcmp(tok, word);
 out:
 	kfree(buf);
 	return found;

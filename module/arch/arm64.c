@@ -109,23 +109,6 @@ static void hp_pac_sig_init(void)
 		strscpy(hp_arm64_pac_sig, "Oops - FPAC", sizeof(hp_arm64_pac_sig));
 }
 
-/* Is @word (a flag such as arm64.nopauth) on the kernel command line? */
-static bool hp_cmdline_flag(const char *word)
-{
-	char *buf = kzalloc(1024, GFP_KERNEL), *p, *tok;
-	bool found = false;
-
-	if (!buf)
-		return false;
-	if (hp_read_file("/proc/cmdline", buf, 1024) > 0) {
-		p = buf;
-		while ((tok = strsep(&p, " ")) != NULL)
-			found |= !strcmp(tok, word);
-	}
-	kfree(buf);
-	return found;
-}
-
 struct hp_a64_count {
 	unsigned int paciasp, autiasp, bti_c, bti_j, bti_jc, push, pop;
 	unsigned long bytes;
@@ -229,7 +212,7 @@ void hp_arm64_scs_layers(struct hp_layers *l)
 void hp_arm64_pac_layers(struct hp_layers *l)
 {
 	bool fpac, cpu = hp_cpu_pauth(&fpac);
-	bool off = hp_cmdline_flag("arm64.nopauth");
+	bool off = hp_cmdline_word("arm64.nopauth");
 	struct hp_a64_count c;
 
 	hp_pac_sig_init();
@@ -266,7 +249,7 @@ static bool hp_a64_landing(u32 insn)
 
 void hp_arm64_bti_layers(struct hp_layers *l)
 {
-	bool off = hp_cmdline_flag("arm64.nobti");
+	bool off = hp_cmdline_word("arm64.nobti");
 	unsigned int i, n = 0, pads = 0;
 	struct hp_a64_count c;
 
