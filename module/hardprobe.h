@@ -102,6 +102,7 @@ extern const struct hp_family hp_family_kstack;
 /* debugfs "kstack": each read samples the syscall stack (kstack.c) */
 extern const struct file_operations hp_kstack_fops;
 extern const struct hp_family hp_family_backward;
+extern const struct hp_family hp_family_mte;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
@@ -112,6 +113,7 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 bool hp_cmdline_bool(const char *param, bool *val);
+bool hp_cmdline_word(const char *word);
 bool hp_warn_panics(void);
 const char *hardprobe_target(void);
 
