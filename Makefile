@@ -17,7 +17,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench lkdtm matrix matrix-render intree ccprobe lint deps clean
+.PHONY: all modules run check check-debug bench lkdtm matrix matrix-render intree ccprobe lint deps clean offcheck
 
 all: modules
 
@@ -57,6 +57,11 @@ matrix:
 # render the matrix again from the results already there (no runs)
 matrix-render:
 	@python3 scripts/matrix.py $(if $(TARGETS),--targets "$(TARGETS)")
+
+# features turned off (scripts/off-variants): vulnerable, and nothing else changes
+offcheck:
+	@scripts/deps.sh --arm64
+	@OFF="$(OFF)" scripts/offcheck.sh
 
 # hardprobe and the kernel's own LKDTM on the same kernel: do they agree?
 lkdtm:

@@ -68,6 +68,16 @@ for t in x86_64-gcc arm64-clang debian; do
 	done
 done
 
+# features turned off at boot must come out vulnerable, and nothing else may change
+# (the x86-boot line of scripts/off-variants, against the x86_64-gcc run above)
+IFS='|' read -r _ _ _ offcmd offfeats < <(grep '^x86-boot ' "$HP_TOP/scripts/off-variants")
+hp_say off x86_64-gcc "boot with $(echo $offcmd)"
+O=$HP_TOP/results/off/x86-boot
+mkdir -p "$O"
+CMDLINE="$(echo $offcmd)" RESULTS=$O "$HP_TOP/scripts/run.sh" x86_64-gcc >"$O.run.log" 2>&1
+python3 "$HP_TOP/scripts/offcheck.py" x86-boot "$HP_TOP/results/x86_64-gcc" "$O/x86_64-gcc" \
+	"$(echo $offfeats)" | record
+
 # hardprobe and the kernel's own LKDTM must agree on the same kernel
 for t in x86_64-gcc arm64-clang; do
 	hp_say lkdtm "$t" "LKDTM tests, compared with hardprobe's outcomes"

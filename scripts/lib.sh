@@ -189,7 +189,8 @@ hp_qemu() {
 		HP_QEMU=(qemu-system-x86_64 -accel "$accel" -cpu max -m 512 -smp 1
 			 -kernel "$2" -initrd "$3" -append "console=ttyS0 $4")
 	else
-		HP_QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 512 -smp 1
+		# HP_MTE=yes: a KASAN_HW_TAGS kernel, whose tag checks need the CPU's MTE
+		HP_QEMU=(qemu-system-aarch64 -M "virt${HP_MTE:+,mte=on}" -cpu max,pauth-impdef=on -m 512 -smp 1
 			 -kernel "$2" -initrd "$3" -append "console=ttyAMA0 $4")
 	fi
 	HP_QEMU+=(-nographic -no-reboot -monitor none -serial stdio -nodefaults)

@@ -70,7 +70,15 @@ if [ "$HP_ARCH" = x86_64 ] && [ "$(uname -m)" = x86_64 ] && [ -w /dev/kvm ]; the
 fi
 export HP_KVM
 
-cmdline="panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=all ${CMDLINE:-}"
+cmdline="panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=all"
+# KASAN hardware tags: the guest CPU needs MTE, and KASAN prints only the first report of
+# a boot unless kasan_multi_shot (each mte probe looks for its own)
+HP_MTE=
+if [ "$HP_ARCH" = arm64 ] && grep -q '^CONFIG_KASAN_HW_TAGS=y' "$B/.config" 2>/dev/null; then
+	HP_MTE=yes cmdline+=" kasan_multi_shot"
+fi
+export HP_MTE
+cmdline+=" ${CMDLINE:-}"
 hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" "$cmdline"
 hp_say boot "$target" "QEMU ($([ "$HP_KVM" = yes ] && echo KVM || echo TCG)), timeout ${BOOT_TIMEOUT:-600} s"
 rc=0

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""hardprobe offcheck: a kernel with some features turned off (boot parameters or a
+config fragment) against the same kernel with them on. The features turned off must
+come out vulnerable, and every other feature exactly as on the base run: a probe that
+changes its verdict when an unrelated switch flips is judging something else.
+
+usage: offcheck.py NAME BASE_DIR VARIANT_DIR FEATURE[,FEATURE...]
+  BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
+Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature."""
+import json
+import os
+import sys
+
+
+def load(d):
+    path = os.path.join(d, "report.json")
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError) as e:
+        return None, "%s: %s" % (path, e)
+    return {f["feature"]: f for f in rep.get("features", [])}, None
+
+
+def brief(f):
+    for p in f.get("probes", []):
+        if p.get("outcome") == f.get("outcome"):
+            return "%s: %s" % (p["probe"], p.get("evidence", "")[:150])
+    return ""
+
+
+def main(argv):
+    if len(argv) != 5:
+        sys.stderr.write(__doc__)
+        return 2
+    name, base_dir, var_dir, off = argv[1], argv[2], argv[3], argv[4].split(",")
+    base, err = load(base_dir)
+    var, err2 = load(var_dir)
+    if base is None or var is None:
+        print("check off-%s report: FAIL (%s)" % (name, err or err2))
+        return 1
+    fails = 0
+    for feat in off:
+        v = var.get(feat)
+        b = base.get(feat)
+        if v is None or b is None:
+            print("check off-%s %s: FAIL (not in both reports)" % (name, feat))
+            fails += 1
+        elif b["outcome"] != "protected":
+            print("check off-%s %s: FAIL (base run says %s, not protected: nothing to turn off)"
+                  % (name, feat, b["outcome"]))
+            fails += 1
+        elif v["outcome"] != "vulnerable":
+            print("check off-%s %s: FAIL (turned off, yet %s: %s)" %
+                  (name, feat, v["outcome"], brief(v)))
+            fails += 1
+        else:
+            print("check off-%s %s: ok protected -> vulnerable (%s)" % (name, feat, brief(v)))
+    same = changed = 0
+    for feat, b in sorted(base.items()):
+        if feat in off:
+            continue
+        v = var.get(feat)
+        if v is None:
+            print("check off-%s %s: FAIL (missing from the variant's report)" % (name, feat))
+            fails += 1
+        elif v["outcome"] != b["outcome"]:
+            print("check off-%s %s: FAIL (unrelated feature changed: %s -> %s: %s)" %
+                  (name, feat, b["outcome"], v["outcome"], brief(v)))
+            fails += 1
+            changed += 1
+        else:
+            same += 1
+    print("check off-%s others-unchanged: %s (%d features as on the base run, %d changed)" %
+          (name, "ok" if not changed else "FAIL", same, changed))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe offcheck (make offcheck [OFF=name,...]): for each variant of
+# scripts/off-variants, boot the target as it is and with the features turned off (boot
+# parameters, or a config fragment: that one is a kernel build of its own), then
+# scripts/offcheck.py: the features turned off must come out vulnerable, all others as
+# on the base run. Results in results/off/<name>/; prints "check off-..." lines.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+want=${OFF:-}
+fail=0
+declare -A based
+trim() { local v=$1; v=${v#"${v%%[![:space:]]*}"}; printf '%s' "${v%"${v##*[![:space:]]}"}"; }
+while IFS='|' read -r name target kind value feats; do
+	case "$name" in ''|'#'*) continue ;; esac
+	name=$(trim "$name") target=$(trim "$target") kind=$(trim "$kind")
+	value=$(trim "$value") feats=$(trim "$feats")
+	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
+	O=$HP_TOP/results/off/$name
+	mkdir -p "$O"
+	if [ -z "${based[$target]:-}" ]; then
+		hp_say off "$target" "base run"
+		RESULTS=$HP_TOP/results/off/base "$HP_TOP/scripts/run.sh" "$target" \
+			>"$HP_TOP/results/off/base-$target.log" 2>&1 ||
+			tail -n 5 "$HP_TOP/results/off/base-$target.log" >&2
+		based[$target]=1
+	fi
+	hp_say off "$target" "$name: $kind $value"
+	if [ "$kind" = cmdline ]; then
+		CMDLINE="$value" RESULTS=$O "$HP_TOP/scripts/run.sh" "$target" >"$O/run.log" 2>&1
+	else
+		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$target" >"$O/run.log" 2>&1
+	fi || tail -n 5 "$O/run.log" >&2
+	python3 "$HP_TOP/scripts/offcheck.py" "$name" "$HP_TOP/results/off/base/$target" \
+		"$O/$target" "$feats" || fail=1
+done <"$HP_TOP/scripts/off-variants"
+exit $fail
