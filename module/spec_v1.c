@@ -12,8 +12,8 @@
  * never reads memory that is not ours, architecturally or speculatively.
  * The secret is a fresh random byte every round, and the training bytes
  * are all 0, whose line is not a candidate. A round "hits" a line when it
- * is the fastest of the other 255 and faster than the threshold (half way
- * between a timed cached and a timed flushed load).
+ * is strictly the fastest of the other 255 and not slower than the
+ * threshold (half way between a timed cached and a timed flushed load).
  *
  * A variant leaks when the secret's line was the hit in at least a tenth
  * of the rounds and in more than twice as many rounds as any other line.
@@ -187,14 +187,36 @@ static void hp_v1_calibrate(struct hp_v1_lab *lab)
 			 lab->hit;
 }
 
-/* One round of train, flush, attack, reload on gadget @g (file comment). */
-static void hp_v1_round(struct hp_v1_lab *lab, hp_v1_gadget_fn g,
+enum hp_v1_variant { HP_V1_CTL, HP_V1_NOSPEC, HP_V1_SLH };
+
+/* direct calls: an indirect one would go through a retpoline and kCFI */
+static __always_inline u8 hp_v1_call(enum hp_v1_variant w, const struct hp_v1 *v,
+				     unsigned long idx)
+{
+	switch (w) {
+	case HP_V1_NOSPEC:
+		return hp_v1_gadget_nospec(v, idx);
+#ifdef HP_SLH
+	case HP_V1_SLH:
+		return hp_v1_gadget_slh(v, idx);
+#endif
+	default:
+		return hp_v1_gadget_ctl(v, idx);
+	}
+}
+
+/*
+ * One round of train, flush, attack, reload on gadget @w (file comment). A
+ * round counts only when one line is strictly the fastest: under an
+ * emulator every line times the same, and a tie must not crown the first.
+ */
+static void hp_v1_round(struct hp_v1_lab *lab, enum hp_v1_variant w,
 			struct hp_v1_score *s)
 {
 	unsigned long train = s->rounds % HP_V1_LEN, evil = HP_V1_SECRET, x, idx, flags;
 	u8 secret = 1 + get_random_u32_below(255), sink = 0;
 	unsigned int i, m, best = 1;
-	u64 tbest = U64_MAX;
+	u64 tbest = U64_MAX, tnext = U64_MAX;
 	int j;
 
 	WRITE_ONCE(lab->buf[HP_V1_SECRET], secret);
@@ -209,7 +231,7 @@ static void hp_v1_round(struct hp_v1_lab *lab, hp_v1_gadget_fn g,
 		x = ((unsigned long)(j % 6) - 1) & ~0xffffUL;
 		x |= x >> 16;
 		idx = train ^ (x & (evil ^ train));
-		sink ^= g(&lab->v, idx);
+		sink ^= hp_v1_call(w, &lab->v, idx);
 	}
 	/* a scrambled order, so that no prefetcher can follow it */
 	for (i = 0; i < 256; i++) {
@@ -219,13 +241,18 @@ static void hp_v1_round(struct hp_v1_lab *lab, hp_v1_gadget_fn g,
 	local_irq_restore(flags);
 	WRITE_ONCE(lab->sink, lab->sink ^ sink);
 	for (m = 0; m < 256; m++) {
-		if (m != HP_V1_TRAIN && lab->t[m] < tbest) {
+		if (m == HP_V1_TRAIN)
+			continue;
+		if (lab->t[m] < tbest) {
+			tnext = tbest;
 			tbest = lab->t[m];
 			best = m;
+		} else if (lab->t[m] < tnext) {
+			tnext = lab->t[m];
 		}
 	}
 	s->rounds++;
-	if (tbest > lab->threshold)
+	if (tbest > lab->threshold || tbest == tnext)
 		return;
 	if (best == secret)
 		s->secret++;
@@ -279,16 +306,16 @@ static void hp_v1_lab_free(struct hp_v1_lab *lab)
 	kfree(lab);
 }
 
-/* control alone (@variant NULL) or control and @variant in alternate rounds */
-static void hp_v1_run(struct hp_v1_lab *lab, hp_v1_gadget_fn variant)
+/* control alone (@variant HP_V1_CTL) or control and @variant in alternate rounds */
+static void hp_v1_run(struct hp_v1_lab *lab, enum hp_v1_variant variant)
 {
 	u64 deadline = ktime_get_ns() + HP_V1_BUDGET_NS;
 	unsigned int r;
 
 	hp_v1_calibrate(lab);
 	for (r = 0; r < HP_V1_ROUNDS && ktime_get_ns() < deadline; r++) {
-		hp_v1_round(lab, hp_v1_gadget_ctl, &lab->ctl);
-		if (variant)
+		hp_v1_round(lab, HP_V1_CTL, &lab->ctl);
+		if (variant != HP_V1_CTL)
 			hp_v1_round(lab, variant, &lab->var);
 		cond_resched();
 	}
@@ -352,7 +379,7 @@ void hp_spectre_v1_control(struct hp_result *r)
 		hp_set(r, HP_ERROR, "the in-bounds gadget call returned a wrong byte");
 		goto out;
 	}
-	hp_v1_run(lab, NULL);
+	hp_v1_run(lab, HP_V1_CTL);
 	hp_v1_score_txt(ctl, sizeof(ctl), "control", &lab->ctl);
 	hp_v1_timing_txt(lab, tim, sizeof(tim));
 	if (hp_v1_leaks(&lab->ctl)) {
@@ -380,7 +407,7 @@ void hp_spectre_v1_nospec(struct hp_result *r)
 		hp_set(r, HP_ERROR, "the in-bounds gadget call returned a wrong byte");
 		goto out;
 	}
-	hp_v1_run(lab, hp_v1_gadget_nospec);
+	hp_v1_run(lab, HP_V1_NOSPEC);
 	hp_v1_judge(r, lab, "nospec");
 out:
 	hp_v1_lab_free(lab);
@@ -535,7 +562,7 @@ void hp_spectre_v1_slh(struct hp_result *r)
 		hp_set(r, HP_ERROR, "the in-bounds SLH gadget call returned a wrong byte");
 		goto out;
 	}
-	hp_v1_run(lab, hp_v1_gadget_slh);
+	hp_v1_run(lab, HP_V1_SLH);
 	hp_v1_judge(r, lab, "slh");
 out:
 	hp_v1_lab_free(lab);

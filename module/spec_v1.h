@@ -20,8 +20,6 @@ struct hp_v1 {
 	const u8 *probe;		/* 256 lines, HP_V1_STRIDE apart */
 };
 
-typedef u8 (*hp_v1_gadget_fn)(const struct hp_v1 *v, unsigned long idx);
-
 u8 hp_v1_gadget_ctl(const struct hp_v1 *v, unsigned long idx);
 u8 hp_v1_gadget_nospec(const struct hp_v1 *v, unsigned long idx);
 u8 hp_v1_gadget_slh(const struct hp_v1 *v, unsigned long idx);

@@ -5,6 +5,7 @@
  * control; hp_v1_gadget_nospec() is the same code with the kernel's
  * mitigation, array_index_nospec(), on the index.
  */
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/nospec.h>
 
