@@ -46,9 +46,12 @@ struct fuzz_stats {
 	long fatal_ran;		/* a fatal probe name accepted without allow_fatal */
 	long reads, read_bytes, read_gone, read_other;
 	long cycles, cycle_busy;
+	long enxio;		/* of the "gone" ones: opens while the module was GOING */
 	int other_errno;	/* the last unexpected errno, for the report */
 	int stop;
 };
+
+static struct fuzz_stats *st;
 
 /*
  * Errors that mean the module is (being) unloaded under us: ENOENT, ENODEV
@@ -58,10 +61,11 @@ struct fuzz_stats {
  */
 static bool gone_errno(int e)
 {
+	if (e == ENXIO)
+		__atomic_add_fetch(&st->enxio, 1, __ATOMIC_RELAXED);
 	return e == ENOENT || e == ENODEV || e == EIO || e == ENXIO;
 }
 
-static struct fuzz_stats *st;
 static char files[MAX_FILES][300];
 static int nr_files;
 static const char *ko_path, *ko_params = "";
@@ -199,9 +203,12 @@ static void reader(int id)
 		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % ARRAY_LEN(names)]);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
-			if (!gone_errno(errno))
-				st->other_errno = errno;
-			__atomic_add_fetch(gone_errno(errno) ? &st->read_gone : &st->read_other, 1,
+			int e = errno;
+			bool gone = gone_errno(e);
+
+			if (!gone)
+				st->other_errno = e;
+			__atomic_add_fetch(gone ? &st->read_gone : &st->read_other, 1,
 					   __ATOMIC_RELAXED);
 			usleep(2000);
 			continue;
@@ -391,6 +398,8 @@ int main(int argc, char **argv)
 	result(!st->w_other && !st->read_other, "fuzz_errors_expected", NULL, "");
 	printf("# %ld reads (%ld bytes), %ld while unloaded, %ld unexpected errors\n",
 	       st->reads, st->read_bytes, st->read_gone, st->read_other);
+	if (st->enxio)
+		printf("# %ld opens while the module was going (ENXIO)\n", st->enxio);
 	if (st->w_other || st->read_other)
 		printf("# last unexpected error: %s\n", strerror(st->other_errno));
 	if (ko_path)
