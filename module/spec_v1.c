@@ -331,7 +331,7 @@ static int hp_v1_score_txt(char *buf, size_t len, const char *who,
 
 static void hp_v1_timing_txt(const struct hp_v1_lab *lab, char *buf, size_t len)
 {
-	char clk[48];
+	char clk[64];
 
 	hp_v1_clock(clk, sizeof(clk));
 	snprintf(buf, len, "threshold %llu %s (hit %llu, miss %llu; %s)",
@@ -353,7 +353,7 @@ static const char *hp_v1_why_not(const struct hp_v1_lab *lab)
 static void hp_v1_judge(struct hp_result *r, const struct hp_v1_lab *lab,
 			const char *who)
 {
-	char ctl[80], var[80], tim[112];
+	char ctl[80], var[80], tim[160];
 
 	hp_v1_score_txt(ctl, sizeof(ctl), "control", &lab->ctl);
 	hp_v1_score_txt(var, sizeof(var), who, &lab->var);
@@ -369,7 +369,7 @@ static void hp_v1_judge(struct hp_result *r, const struct hp_v1_lab *lab,
 void hp_spectre_v1_control(struct hp_result *r)
 {
 	struct hp_v1_lab *lab = hp_v1_lab_alloc();
-	char ctl[80], tim[112];
+	char ctl[80], tim[160];
 
 	if (!lab) {
 		hp_set(r, HP_ERROR, "out of memory");
