@@ -122,6 +122,8 @@ HP_KUNIT_SUITE(slab_free);
 HP_KUNIT_SUITE(ibt);
 HP_KUNIT_SUITE(sls);
 HP_KUNIT_SUITE(retpoline);
+HP_KUNIT_SUITE(spectre_v1);
+HP_KUNIT_SUITE(slh);
 HP_KUNIT_SUITE(kstack_offset);
 HP_KUNIT_SUITE(stack_erase);
 HP_KUNIT_SUITE(shadow_call_stack);
@@ -140,6 +142,7 @@ kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_usercopy, &hp_kunit_suite_refcount,
 		  &hp_kunit_suite_list_hardening, &hp_kunit_suite_slab_free,
 		  &hp_kunit_suite_ibt, &hp_kunit_suite_sls, &hp_kunit_suite_retpoline,
+		  &hp_kunit_suite_spectre_v1, &hp_kunit_suite_slh,
 		  &hp_kunit_suite_kstack_offset, &hp_kunit_suite_stack_erase,
 		  &hp_kunit_suite_shadow_call_stack, &hp_kunit_suite_pac_ret,
 		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hardprobe sls, retpoline: read the module's own machine code as the
- * kernel left it after loading.
+ * kernel left it after loading. The family's spectre_v1 and slh probes are
+ * in spec_v1.c.
  *
  * There is no exported instruction decoder, so only functions whose shape
  * we know are read, each from its kallsyms address to the next symbol: the
@@ -33,6 +34,7 @@
 
 #include "hardprobe.h"
 #include "spec.h"
+#include "spec_v1.h"
 
 #define HP_SPECTRE_V2 "/sys/devices/system/cpu/vulnerabilities/spectre_v2"
 
@@ -440,7 +442,24 @@ static void hp_retpoline_layers(struct hp_layers *l)
 		hp_layer(l->active, sizeof(l->active), "spectre_v2: %s", v2);
 }
 
+#ifdef CONFIG_X86_64
+#define HP_SPECTRE_V1_SYMBOL "CONFIG_MITIGATION_SPECTRE_V1"
+#else
+#define HP_SPECTRE_V1_SYMBOL "none (arm64 always builds array_index_nospec() with csdb)"
+#endif
+
 static const struct hp_feature hp_spec_features[] = {
+	{
+		.id = "spectre_v1",
+		.symbol = HP_SPECTRE_V1_SYMBOL,
+		.layers = hp_spectre_v1_layers,
+	},
+	{
+		.id = "slh",
+		.symbol = "none (no Kconfig option builds with -mspeculative-load-hardening)",
+		.unavailable = hp_slh_unavailable,
+		.layers = hp_slh_layers,
+	},
 	{
 		.id = "sls",
 		.symbol = "CONFIG_MITIGATION_SLS",
@@ -456,6 +475,10 @@ static const struct hp_feature hp_spec_features[] = {
 };
 
 static const struct hp_probe hp_spec_probes[] = {
+	{ "spectre_v1.control", "spectre_v1", HP_SAFE, NULL, hp_spectre_v1_control },
+	{ "spectre_v1.nospec", "spectre_v1", HP_SAFE, NULL, hp_spectre_v1_nospec },
+	{ "spectre_v1.slh", "spectre_v1", HP_SAFE, NULL, hp_spectre_v1_slh },
+	{ "slh.masking", "slh", HP_SAFE, NULL, hp_slh_masking },
 	{ "sls.ret_int3", "sls", HP_SAFE, NULL, hp_sls_probe },
 	{ "retpoline.indirect_call", "retpoline", HP_SAFE, NULL, hp_retpoline_probe },
 };

@@ -46,10 +46,26 @@ struct fuzz_stats {
 	long fatal_ran;		/* a fatal probe name accepted without allow_fatal */
 	long reads, read_bytes, read_gone, read_other;
 	long cycles, cycle_busy;
+	long enxio;		/* of the "gone" ones: opens while the module was GOING */
+	int other_errno;	/* the last unexpected errno, for the report */
 	int stop;
 };
 
 static struct fuzz_stats *st;
+
+/*
+ * Errors that mean the module is (being) unloaded under us: ENOENT, ENODEV
+ * and EIO once its files are gone, ENXIO from debugfs's full_proxy_open()
+ * while its owner is MODULE_STATE_GOING (rmmod waiting for a long open,
+ * such as a report, to finish).
+ */
+static bool gone_errno(int e)
+{
+	if (e == ENXIO)
+		__atomic_add_fetch(&st->enxio, 1, __ATOMIC_RELAXED);
+	return e == ENOENT || e == ENODEV || e == EIO || e == ENXIO;
+}
+
 static char files[MAX_FILES][300];
 static int nr_files;
 static const char *ko_path, *ko_params = "";
@@ -160,11 +176,12 @@ static void writer(int id, long quota)
 			__atomic_add_fetch(&st->w_eperm, 1, __ATOMIC_RELAXED);
 		} else if (err == -E2BIG || err == -ENOSPC) {
 			__atomic_add_fetch(&st->w_e2big, 1, __ATOMIC_RELAXED);
-		} else if (err == -ENOENT || err == -ENODEV || err == -EIO) {
+		} else if (gone_errno(-err)) {
 			/* the module was unloaded under us */
 			__atomic_add_fetch(&st->w_gone, 1, __ATOMIC_RELAXED);
 		} else {
 			__atomic_add_fetch(&st->w_other, 1, __ATOMIC_RELAXED);
+			st->other_errno = -err;
 		}
 	}
 }
@@ -186,15 +203,22 @@ static void reader(int id)
 		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % ARRAY_LEN(names)]);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
-			__atomic_add_fetch(errno == ENOENT ? &st->read_gone : &st->read_other, 1,
+			int e = errno;
+			bool gone = gone_errno(e);
+
+			if (!gone)
+				st->other_errno = e;
+			__atomic_add_fetch(gone ? &st->read_gone : &st->read_other, 1,
 					   __ATOMIC_RELAXED);
 			usleep(2000);
 			continue;
 		}
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
 			__atomic_add_fetch(&st->read_bytes, n, __ATOMIC_RELAXED);
-		if (n < 0 && errno != ENODEV && errno != EIO)
+		if (n < 0 && !gone_errno(errno)) {
+			st->other_errno = errno;
 			__atomic_add_fetch(&st->read_other, 1, __ATOMIC_RELAXED);
+		}
 		close(fd);
 		__atomic_add_fetch(&st->reads, 1, __ATOMIC_RELAXED);
 		usleep(20000);	/* leave the loader a window */
@@ -374,6 +398,10 @@ int main(int argc, char **argv)
 	result(!st->w_other && !st->read_other, "fuzz_errors_expected", NULL, "");
 	printf("# %ld reads (%ld bytes), %ld while unloaded, %ld unexpected errors\n",
 	       st->reads, st->read_bytes, st->read_gone, st->read_other);
+	if (st->enxio)
+		printf("# %ld opens while the module was going (ENXIO)\n", st->enxio);
+	if (st->w_other || st->read_other)
+		printf("# last unexpected error: %s\n", strerror(st->other_errno));
 	if (ko_path)
 		printf("# %ld unload/reload cycles during the fuzz (%ld refused: busy)\n",
 		       st->cycles, st->cycle_busy);

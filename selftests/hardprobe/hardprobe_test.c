@@ -341,6 +341,33 @@ static void user_shstk_test(void)
 }
 #endif
 
+/*
+ * spectre_v1: the kernel's own statement, checked for its documented forms
+ * (Documentation/admin-guide/hw-vuln/spectre.rst): "Mitigation: ...",
+ * "Vulnerable..." or "Not affected"; skipped where the file does not exist.
+ */
+static void spectre_v1_sysfs_test(void)
+{
+	const char *path = "/sys/devices/system/cpu/vulnerabilities/spectre_v1";
+	const char *name = "spectre_v1_sysfs";
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f) {
+		result(true, name, "SKIP", "no %s (%s)", path, strerror(errno));
+		return;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	ok = !strncmp(buf, "Mitigation: ", 12) || !strncmp(buf, "Vulnerable", 10) ||
+	     !strcmp(buf, "Not affected");
+	printf("# spectre_v1_sysfs: %s\n", buf);
+	result(ok, name, NULL, "");
+}
+
 int main(int argc, char **argv)
 {
 	bool safe_only = false, set_fatal = false;
@@ -377,7 +404,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 9 : 0));
+	printf("1..%d\n", n + (optind == argc ? 10 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -396,6 +423,7 @@ int main(int argc, char **argv)
 	if (optind == argc) {
 		input_tests();
 		user_shstk_test();
+		spectre_v1_sysfs_test();
 	}
 	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
 	if (failed)
