@@ -139,6 +139,9 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
 		 flags[0] ? flags : none);
 }
 
+/* the record of the last marker found: a hint, a wrong one only costs a rescan */
+static u64 hp_log_seen;
+
 /**
  * hp_log_find() - search the kernel log after a marker line
  * @marker: text of the line that starts the search (exclusive), or NULL
@@ -150,9 +153,6 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
  * Return: true if a line after the last line holding @marker holds @needle;
  * @line then holds the first such line.
  */
-/* the record of the last marker found: a hint, a wrong one only costs a rescan */
-static u64 hp_log_seen;
-
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len)
 {
