@@ -267,7 +267,7 @@ bool hp_cmdline_word(const char *word)
 	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
 		goto out;
 	p = buf;
-	while ((tok = strsep(&p, " \n")) != NULL)
+	while ((tok = strsep(&p, " ")) != NULL)
 		found |= !strcmp(tok, word);
 out:
 	kfree(buf);

@@ -101,7 +101,7 @@ static bool hp_mte_try(const char *what, const void *p, char *line, size_t len,
 	migrate_disable();
 	before = read_sysreg(sctlr_el1);
 	*ctl = hp_mte_read(hp_mte_match_all(p));
-	pr_info("%s: tagged read at %px\n", marker, p);
+	pr_info("%s: read through tag 0x%02x\n", marker, hp_mte_tag(p));
 #if IS_ENABLED(CONFIG_KUNIT)
 	/* KASAN's report fails the running KUnit case: here it is the evidence */
 	current->kunit_test = NULL;
