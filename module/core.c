@@ -65,6 +65,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_slab,
 	&hp_family_spec,
 	&hp_family_kstack,
+	&hp_family_overflow,
 	&hp_family_backward,
 };
 

@@ -98,6 +98,7 @@ extern const struct hp_family hp_family_list;
 extern const struct hp_family hp_family_slab;
 extern const struct hp_family hp_family_spec;
 extern const struct hp_family hp_family_kstack;
+extern const struct hp_family hp_family_overflow;
 
 /* debugfs "kstack": each read samples the syscall stack (kstack.c) */
 extern const struct file_operations hp_kstack_fops;
