@@ -139,6 +139,54 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
 		 flags[0] ? flags : none);
 }
 
+/*
+ * One pass over the kernel log: for each of @needles (NULL entries are
+ * skipped) whether a line after the last line holding @marker holds it;
+ * @line gets the first line holding needles[0].
+ */
+static unsigned int hp_log_scan(const char *marker, const char *const *needles,
+				unsigned int n, bool *found, char *line, size_t len)
+{
+	struct kmsg_dump_iter iter;
+	bool after = !marker;
+	unsigned int i, hits = 0;
+	size_t k;
+	char *buf;
+
+	memset(found, 0, n * sizeof(*found));
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, buf, 1023, &k)) {
+		buf[k] = '\0';
+		if (marker && strstr(buf, marker)) {
+			after = true;
+			memset(found, 0, n * sizeof(*found));
+			continue;
+		}
+		if (!after)
+			continue;
+		for (i = 0; i < n; i++) {
+			char *text = buf;
+
+			if (found[i] || !needles[i] || !strstr(buf, needles[i]))
+				continue;
+			found[i] = true;
+			if (i || !line)
+				continue;
+			/* drop the "[    4.386934] " time stamp */
+			if (text[0] == '[' && strstr(text, "] "))
+				text = strstr(text, "] ") + 2;
+			strscpy(line, strim(text), len);
+		}
+	}
+	kfree(buf);
+	for (i = 0; i < n; i++)
+		hits += found[i];
+	return hits;
+}
+
 /**
  * hp_log_find() - search the kernel log after a marker line
  * @marker: text of the line that starts the search (exclusive), or NULL
@@ -153,35 +201,28 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len)
 {
-	struct kmsg_dump_iter iter;
-	bool after = !marker, found = false;
-	size_t n;
-	char *buf;
+	bool found;
 
-	buf = kmalloc(1024, GFP_KERNEL);
-	if (!buf)
-		return false;
-	kmsg_dump_rewind(&iter);
-	while (kmsg_dump_get_line(&iter, false, buf, 1023, &n)) {
-		buf[n] = '\0';
-		if (marker && strstr(buf, marker)) {
-			after = true;
-			found = false;
-			continue;
-		}
-		if (after && !found && strstr(buf, needle)) {
-			char *text = buf;
+	return hp_log_scan(marker, &needle, 1, &found, line, len) == 1;
+}
 
-			/* drop the "[    4.386934] " time stamp */
-			if (text[0] == '[' && strstr(text, "] "))
-				text = strstr(text, "] ") + 2;
-			found = true;
-			if (line)
-				strscpy(line, strim(text), len);
-		}
-	}
-	kfree(buf);
-	return found;
+/**
+ * hp_log_find_all() - search the kernel log after a marker for several needles
+ * @marker: as for hp_log_find()
+ * @needles: texts to find in later lines (NULL entries are skipped)
+ * @n: number of @needles
+ * @found: set per needle: found after the last @marker line
+ * @line: where to copy the first line holding needles[0] (may be NULL)
+ * @len: size of @line
+ *
+ * One pass over the log, where hp_log_find() per needle would make @n.
+ *
+ * Return: how many of @needles were found.
+ */
+unsigned int hp_log_find_all(const char *marker, const char *const *needles,
+			     unsigned int n, bool *found, char *line, size_t len)
+{
+	return hp_log_scan(marker, needles, n, found, line, len);
 }
 
 /* Read a small text file (procfs, sysctl) into @buf; returns length or -errno. */

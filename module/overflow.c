@@ -137,6 +137,8 @@ struct hp_ovf_seen {
 static void hp_ovf_do(const struct hp_ovf_probe *pb, struct hp_ovf_seen *s)
 {
 	static unsigned int seq;
+	const char *needles[1 + 2 * HP_OVF_NR_SOP];
+	bool found[1 + 2 * HP_OVF_NR_SOP];
 	long long got[HP_OVF_NR_SOP];
 	char marker[64];
 	unsigned int i;
@@ -158,11 +160,16 @@ static void hp_ovf_do(const struct hp_ovf_probe *pb, struct hp_ovf_seen *s)
 #if IS_ENABLED(CONFIG_KUNIT)
 	current->kunit_test = kt;
 #endif
-	hp_log_find(marker, "overflow.h:", s->line, sizeof(s->line));
+	/* one pass over the log: the first report's site, each operation's line */
+	needles[0] = "overflow.h:";
+	for (i = 0; i < pb->n; i++) {
+		needles[1 + 2 * i] = pb->ops[i].needle;
+		needles[2 + 2 * i] = pb->ops[i].alt;
+	}
+	hp_log_find_all(marker, needles, 1 + 2 * pb->n, found, s->line, sizeof(s->line));
 	for (i = 0; i < pb->n; i++) {
 		const struct hp_ovf_op *op = &pb->ops[i];
-		bool rep = hp_log_find(marker, op->needle, NULL, 0) ||
-			   (op->alt && hp_log_find(marker, op->alt, NULL, 0));
+		bool rep = found[1 + 2 * i] || found[2 + 2 * i];
 
 		s->reported += rep;
 		if (got[i] != op->want) {
@@ -264,13 +271,13 @@ static void hp_ovf_signed_san(struct hp_result *r)
 	char flags[96], gap[112];
 	int sites, supp;
 
-	snprintf(flags, sizeof(flags), "%s + -fsanitize=signed-integer-overflow",
+	snprintf(flags, sizeof(flags), "%s -fsanitize=signed-integer-overflow",
 		 HP_FLAG_WRAP[0] ? HP_FLAG_WRAP : "kernel flags");
 	/* how many checks the compiler left in the module (all objects) */
 	sites = hp_ubsan_rearm(HP_OVF_PATH, &supp);
 	snprintf(gap, sizeof(gap), HP_OVF_CC);
 	scnprintf(gap + strlen(gap), sizeof(gap) - strlen(gap),
-		  " emits no check under -fno-strict-overflow (%d UBSAN sites of ours)", sites);
+		  " emits no check under -fno-strict-overflow: %d UBSAN sites", sites);
 	hp_ovf_judge(r, &pb, flags,
 		     !HP_OVF_CLANG_MAJOR || HP_OVF_CLANG_MAJOR < 19 ? gap : NULL);
 #else
