@@ -14,9 +14,7 @@
  * fatal and judged by the trap's message.
  */
 #include <linux/kernel.h>
-#include <linux/module.h>
 #include <linux/printk.h>
-#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "bounds.h"
@@ -76,9 +74,7 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 	char marker[48], line[160], index[80];
 	int sites, suppressed;
 	bool hit, ctl;
-#if IS_ENABLED(CONFIG_KUNIT)
-	struct kunit *kt = current->kunit_test;
-#endif
+	void *kt;
 
 	if (!IS_ENABLED(CONFIG_UBSAN_TRAP) && hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED, "panic_on_warn is set: a UBSAN report would panic");
@@ -101,14 +97,10 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 	pr_info("%s: write index %d of %d\n", marker, HP_AB_N, HP_AB_N);
 	memset(a.b, HP_AB_FILL, sizeof(a.b));
 	/* the report fails the running KUnit case: here it is the evidence */
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = NULL;
-#endif
+	kt = hp_ubsan_hide_kunit();
 	hp_ab_checked(pb->c, &a, HP_AB_N - 1);
 	hp_ab_checked(pb->c, &a, HP_AB_N);
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = kt;
-#endif
+	hp_ubsan_restore_kunit(kt);
 	hit = a.b[HP_AB_HIT] == HP_AB_VAL;
 
 	if (hp_log_find(marker, HP_AB_REPORT, line, sizeof(line))) {

@@ -16,7 +16,6 @@
 #include <linux/kernel.h>
 #include <linux/overflow.h>
 #include <linux/printk.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -143,23 +142,17 @@ static void hp_ovf_do(const struct hp_ovf_probe *pb, struct hp_ovf_seen *s)
 	char marker[64];
 	unsigned int i;
 	size_t off = 0;
-#if IS_ENABLED(CONFIG_KUNIT)
-	struct kunit *kt = current->kunit_test;
-#endif
+	void *kt;
 
 	memset(s, 0, sizeof(*s));
 	s->sites = hp_ubsan_rearm(HP_OVF_PATH, &s->suppressed);
 	snprintf(marker, sizeof(marker), "hardprobe: %s [%u]", pb->name, ++seq);
 	pr_info("%s: %u operations that overflow\n", marker, pb->n);
 	/* a report fails the running KUnit case: here it is the evidence */
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = NULL;
-#endif
+	kt = hp_ubsan_hide_kunit();
 	for (i = 0; i < pb->n; i++)
 		got[i] = pb->fn(i);
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = kt;
-#endif
+	hp_ubsan_restore_kunit(kt);
 	/* one pass over the log: the first report's site, each operation's line */
 	needles[0] = "overflow.h:";
 	for (i = 0; i < pb->n; i++) {
@@ -281,28 +274,25 @@ static void hp_ovf_signed_san(struct hp_result *r)
 	hp_ovf_judge(r, &pb, flags,
 		     !HP_OVF_CLANG_MAJOR || HP_OVF_CLANG_MAJOR < 19 ? gap : NULL);
 #else
-	if (!IS_ENABLED(CONFIG_UBSAN))
-		hp_set(r, HP_UNSUPPORTED, "no UBSAN runtime in this kernel (CONFIG_UBSAN=n)");
-	else
-		hp_set(r, HP_UNSUPPORTED, "-fsanitize=signed-integer-overflow: flag rejected by "
-		       HP_OVF_CC);
+	hp_ovf_unbuilt(r, "-fsanitize=signed-integer-overflow", HP_OVF_SIO_CC);
 #endif
 }
 
 /* what Kbuild found: the compiler takes the flag (_CC), the object is built */
+#ifdef HP_OVF_CC_SIO
+#define HP_OVF_SIO_CC	true
+#else
+#define HP_OVF_SIO_CC	false
+#endif
 #ifdef HP_OVF_CC_UIO
 #define HP_OVF_UIO_CC	true
-#define HP_OVF_UIO_WHY	"no UBSAN runtime in this kernel (CONFIG_UBSAN=n)"
 #else
 #define HP_OVF_UIO_CC	false
-#define HP_OVF_UIO_WHY	"-fsanitize=unsigned-integer-overflow: flag rejected by " HP_OVF_CC
 #endif
 #ifdef HP_OVF_CC_TRUNC
 #define HP_OVF_TRUNC_CC	true
-#define HP_OVF_TRUNC_WHY "no UBSAN runtime in this kernel (CONFIG_UBSAN=n)"
 #else
 #define HP_OVF_TRUNC_CC	false
-#define HP_OVF_TRUNC_WHY "-fsanitize=implicit-conversion: flag rejected by " HP_OVF_CC
 #endif
 #ifdef HP_OVF_UIO
 #define HP_OVF_UIO_BUILT true
@@ -314,6 +304,26 @@ static void hp_ovf_signed_san(struct hp_result *r)
 #else
 #define HP_OVF_TRUNC_BUILT false
 #endif
+
+static const char *hp_ovf_cc(void)
+{
+	static char cc[24];
+
+	snprintf(cc, sizeof(cc), HP_OVF_CC);
+	return cc;
+}
+
+/* why a sanitized object was not built: no UBSAN runtime, the flag rejected, or both */
+static void __maybe_unused hp_ovf_unbuilt(struct hp_result *r, const char *flag,
+					  bool accepted)
+{
+	bool ubsan = IS_ENABLED(CONFIG_UBSAN);
+
+	hp_set(r, HP_UNSUPPORTED, "%s%s%s%s%s",
+	       ubsan ? "" : "no UBSAN runtime in this kernel (CONFIG_UBSAN=n)",
+	       !ubsan && !accepted ? "; " : "", accepted ? "" : flag,
+	       accepted ? "" : ": flag rejected by ", accepted ? "" : hp_ovf_cc());
+}
 
 static void hp_ovf_unsigned_kernel(struct hp_result *r)
 {
@@ -337,7 +347,7 @@ static void hp_ovf_unsigned_san(struct hp_result *r)
 
 	hp_ovf_judge(r, &pb, "+ -fsanitize=unsigned-integer-overflow", NULL);
 #else
-	hp_set(r, HP_UNSUPPORTED, HP_OVF_UIO_WHY);
+	hp_ovf_unbuilt(r, "-fsanitize=unsigned-integer-overflow", HP_OVF_UIO_CC);
 #endif
 }
 
@@ -369,7 +379,7 @@ static void hp_ovf_trunc_san(struct hp_result *r)
 		 hp_ovf_conversions() - calls);
 	strlcat(r->evidence, note, sizeof(r->evidence));
 #else
-	hp_set(r, HP_UNSUPPORTED, HP_OVF_TRUNC_WHY);
+	hp_ovf_unbuilt(r, "-fsanitize=implicit-conversion", HP_OVF_TRUNC_CC);
 #endif
 }
 
@@ -450,14 +460,6 @@ static void hp_ovf_saturate(struct hp_result *r)
 	       mul == SIZE_MAX ? "SIZE_MAX" : "wrapped", add == SIZE_MAX ? "SIZE_MAX" : "wrapped",
 	       arr == SIZE_MAX ? "SIZE_MAX" : "wrapped", st == SIZE_MAX ? "SIZE_MAX" : "wrapped",
 	       huge ? "SUCCEEDED" : "failed", wrap, swrap, wrap);
-}
-
-static const char *hp_ovf_cc(void)
-{
-	static char cc[24];
-
-	snprintf(cc, sizeof(cc), HP_OVF_CC);
-	return cc;
 }
 
 static const char *hp_ovf_mode(void)

@@ -10,6 +10,7 @@
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "ubsan_sites.h"
@@ -95,5 +96,37 @@ __no_sanitize_address int hp_ubsan_rearm(const char *path, int *suppressed)
 #else
 	*suppressed = 0;
 	return -1;
+#endif
+}
+
+/**
+ * hp_ubsan_hide_kunit() - keep a UBSAN report off the running KUnit case
+ *
+ * lib/ubsan.c fails the running KUnit case on every report
+ * (kunit_fail_current_test); around a provoked report, where the report is
+ * the evidence, the probe hides the case and puts it back afterwards.
+ *
+ * Return: what hp_ubsan_restore_kunit() puts back.
+ */
+void *hp_ubsan_hide_kunit(void)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	void *kt = current->kunit_test;
+
+	current->kunit_test = NULL;
+	return kt;
+#else
+	return NULL;
+#endif
+}
+
+/**
+ * hp_ubsan_restore_kunit() - undo hp_ubsan_hide_kunit()
+ * @kt: its return value
+ */
+void hp_ubsan_restore_kunit(void *kt)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	current->kunit_test = kt;
 #endif
 }

@@ -23,5 +23,7 @@ struct hp_ubsan_loc {
 #define HP_UBSAN_REPORTED_BIT	31
 
 int hp_ubsan_rearm(const char *path, int *suppressed);
+void *hp_ubsan_hide_kunit(void);
+void hp_ubsan_restore_kunit(void *kt);
 
 #endif /* _HARDPROBE_UBSAN_SITES_H */
