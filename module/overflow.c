@@ -44,6 +44,10 @@
 #define HP_OVF_SKIND (IS_ENABLED(CONFIG_UBSAN_TRAP) ? HP_FATAL : HP_SAFE)
 #define HP_OVF_SSIG (IS_ENABLED(CONFIG_UBSAN_TRAP) ?			\
 		     "UBSAN: integer addition overflow" : NULL)
+/* the kernel's own code is instrumented only with CONFIG_UBSAN_SIGNED_WRAP */
+#define HP_OVF_KTRAP (IS_ENABLED(CONFIG_UBSAN_TRAP) && IS_ENABLED(CONFIG_UBSAN_SIGNED_WRAP))
+#define HP_OVF_KKIND (HP_OVF_KTRAP ? HP_FATAL : HP_SAFE)
+#define HP_OVF_KSIG (HP_OVF_KTRAP ? "UBSAN: integer addition overflow" : NULL)
 
 /* one operation: what it is, the report line naming it, the wrapped result */
 struct hp_ovf_op {
@@ -552,7 +556,7 @@ static const struct hp_feature hp_overflow_features[] = {
 static const struct hp_probe hp_overflow_probes[] = {
 	{ "signed_overflow.sanitizer", "signed_overflow", HP_OVF_SKIND, HP_OVF_SSIG,
 	  hp_ovf_signed_san },
-	{ "signed_overflow.kernel_flags", "signed_overflow", HP_SAFE, NULL,
+	{ "signed_overflow.kernel_flags", "signed_overflow", HP_OVF_KKIND, HP_OVF_KSIG,
 	  hp_ovf_signed_kernel },
 	{ "unsigned_overflow.sanitizer", "unsigned_overflow", HP_SAFE, NULL,
 	  hp_ovf_unsigned_san },
