@@ -198,6 +198,53 @@ static void hp_ovf_site(char *line, char *out, size_t len)
 	snprintf(out, len, "%s%s", u, file);
 }
 
+/* what Kbuild found: the compiler takes the flag (_CC), the object is built */
+#ifdef HP_OVF_CC_SIO
+#define HP_OVF_SIO_CC	true
+#else
+#define HP_OVF_SIO_CC	false
+#endif
+#ifdef HP_OVF_CC_UIO
+#define HP_OVF_UIO_CC	true
+#else
+#define HP_OVF_UIO_CC	false
+#endif
+#ifdef HP_OVF_CC_TRUNC
+#define HP_OVF_TRUNC_CC	true
+#else
+#define HP_OVF_TRUNC_CC	false
+#endif
+#ifdef HP_OVF_UIO
+#define HP_OVF_UIO_BUILT true
+#else
+#define HP_OVF_UIO_BUILT false
+#endif
+#ifdef HP_OVF_TRUNC
+#define HP_OVF_TRUNC_BUILT true
+#else
+#define HP_OVF_TRUNC_BUILT false
+#endif
+
+static const char *hp_ovf_cc(void)
+{
+	static char cc[24];
+
+	snprintf(cc, sizeof(cc), HP_OVF_CC);
+	return cc;
+}
+
+/* why a sanitized object was not built: no UBSAN runtime, the flag rejected, or both */
+static void __maybe_unused hp_ovf_unbuilt(struct hp_result *r, const char *flag,
+					  bool accepted)
+{
+	bool ubsan = IS_ENABLED(CONFIG_UBSAN);
+
+	hp_set(r, HP_UNSUPPORTED, "%s%s%s%s%s",
+	       ubsan ? "" : "no UBSAN runtime in this kernel (CONFIG_UBSAN=n)",
+	       !ubsan && !accepted ? "; " : "", accepted ? "" : flag,
+	       accepted ? "" : ": flag rejected by ", accepted ? "" : hp_ovf_cc());
+}
+
 /*
  * Run @pb and judge: every operation reported = protected, none = vulnerable
  * (a known gap if @gap says why), some = vulnerable. A result that did not
@@ -280,53 +327,6 @@ static void hp_ovf_signed_san(struct hp_result *r)
 #else
 	hp_ovf_unbuilt(r, "-fsanitize=signed-integer-overflow", HP_OVF_SIO_CC);
 #endif
-}
-
-/* what Kbuild found: the compiler takes the flag (_CC), the object is built */
-#ifdef HP_OVF_CC_SIO
-#define HP_OVF_SIO_CC	true
-#else
-#define HP_OVF_SIO_CC	false
-#endif
-#ifdef HP_OVF_CC_UIO
-#define HP_OVF_UIO_CC	true
-#else
-#define HP_OVF_UIO_CC	false
-#endif
-#ifdef HP_OVF_CC_TRUNC
-#define HP_OVF_TRUNC_CC	true
-#else
-#define HP_OVF_TRUNC_CC	false
-#endif
-#ifdef HP_OVF_UIO
-#define HP_OVF_UIO_BUILT true
-#else
-#define HP_OVF_UIO_BUILT false
-#endif
-#ifdef HP_OVF_TRUNC
-#define HP_OVF_TRUNC_BUILT true
-#else
-#define HP_OVF_TRUNC_BUILT false
-#endif
-
-static const char *hp_ovf_cc(void)
-{
-	static char cc[24];
-
-	snprintf(cc, sizeof(cc), HP_OVF_CC);
-	return cc;
-}
-
-/* why a sanitized object was not built: no UBSAN runtime, the flag rejected, or both */
-static void __maybe_unused hp_ovf_unbuilt(struct hp_result *r, const char *flag,
-					  bool accepted)
-{
-	bool ubsan = IS_ENABLED(CONFIG_UBSAN);
-
-	hp_set(r, HP_UNSUPPORTED, "%s%s%s%s%s",
-	       ubsan ? "" : "no UBSAN runtime in this kernel (CONFIG_UBSAN=n)",
-	       !ubsan && !accepted ? "; " : "", accepted ? "" : flag,
-	       accepted ? "" : ": flag rejected by ", accepted ? "" : hp_ovf_cc());
 }
 
 static void hp_ovf_unsigned_kernel(struct hp_result *r)
