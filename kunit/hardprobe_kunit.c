@@ -131,6 +131,10 @@ HP_KUNIT_SUITE(pac_ret);
 HP_KUNIT_SUITE(bti);
 HP_KUNIT_SUITE(ret_overwrite);
 HP_KUNIT_SUITE(mte);
+HP_KUNIT_SUITE(signed_overflow);
+HP_KUNIT_SUITE(unsigned_overflow);
+HP_KUNIT_SUITE(truncation);
+HP_KUNIT_SUITE(overflow_helpers);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
@@ -146,7 +150,9 @@ kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_kstack_offset, &hp_kunit_suite_stack_erase,
 		  &hp_kunit_suite_shadow_call_stack, &hp_kunit_suite_pac_ret,
 		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite,
-		  &hp_kunit_suite_mte);
+		  &hp_kunit_suite_mte,
+		  &hp_kunit_suite_signed_overflow, &hp_kunit_suite_unsigned_overflow,
+		  &hp_kunit_suite_truncation, &hp_kunit_suite_overflow_helpers);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

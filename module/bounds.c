@@ -13,15 +13,13 @@
  * CONFIG_UBSAN_TRAP=y a catch oopses the caller: the same probes are then
  * fatal and judged by the trap's message.
  */
-#include <linux/bitops.h>
 #include <linux/kernel.h>
-#include <linux/module.h>
 #include <linux/printk.h>
-#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "bounds.h"
 #include "hardprobe.h"
+#include "ubsan_sites.h"
 
 #define HP_AB_KIND (IS_ENABLED(CONFIG_UBSAN_TRAP) ? HP_FATAL : HP_SAFE)
 /*
@@ -60,94 +58,6 @@ static noinline void hp_ab_checked(enum hp_ab_case c, struct hp_ab_arena *a,
 	hp_ab_do(c, a, idx);
 }
 
-/*
- * lib/ubsan.c reports a site once (it sets bit 31 of the site's
- * source_location, which lives in our module's data): clear that bit on
- * our own sites in module/bounds.h so every run gets its report. Returns the
- * number of our sites found, -1 where we cannot look (built in); sets
- * @suppressed to how many had already reported.
- */
-struct hp_ab_loc {
-	const char *file_name;
-	unsigned long reported;	/* u32 line, u32 column; bit 31: reported */
-};
-
-#ifdef MODULE
-/*
- * The NUL-terminated string at @f in the module's data, or NULL. @f is any
- * word found by the scan below, so this reads memory that is not ours to
- * read by the compiler's rules (KASAN redzones between globals): not
- * instrumented, plain byte loads, no string library calls.
- */
-static __no_sanitize_address const char *hp_ab_modstr(unsigned long f, size_t *len)
-{
-	static const enum mod_mem_type types[] = {
-		MOD_RODATA, MOD_DATA, MOD_RO_AFTER_INIT,
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		const struct module_memory *m = &THIS_MODULE->mem[types[i]];
-		unsigned long base = (unsigned long)m->base, lim;
-
-		if (f < base || f >= base + m->size)
-			continue;
-		lim = min(base + m->size - f, 256UL);
-		for (*len = 0; *len < lim && ((const char *)f)[*len]; (*len)++)
-			;
-		return *len < lim ? (const char *)f : NULL;
-	}
-	return NULL;
-}
-#endif
-
-/* true if the @n-byte string @s ends with @tail (uninstrumented, as above) */
-static __no_sanitize_address bool hp_ab_ends_with(const char *s, size_t n, const char *tail,
-						  size_t tn)
-{
-	size_t i;
-
-	if (n < tn)
-		return false;
-	for (i = 0; i < tn; i++)
-		if (s[n - tn + i] != tail[i])
-			return false;
-	return true;
-}
-
-/*
- * Scan the module's data, word by word (across globals and their KASAN
- * redzones: not instrumented), for UBSAN's source locations of our sites.
- */
-static __no_sanitize_address int hp_ab_rearm(int *suppressed)
-{
-#ifdef MODULE
-	const struct module_memory *m = &THIS_MODULE->mem[MOD_DATA];
-	unsigned long end = (unsigned long)m->base + m->size;
-	unsigned long p = ALIGN((unsigned long)m->base, sizeof(long));
-	size_t flen = strlen(HP_AB_PATH);
-	int found = 0;
-
-	*suppressed = 0;
-	for (; p + sizeof(struct hp_ab_loc) <= end; p += sizeof(long)) {
-		struct hp_ab_loc *loc = (struct hp_ab_loc *)p;
-		const char *name;
-		size_t n;
-
-		name = hp_ab_modstr((unsigned long)READ_ONCE(loc->file_name), &n);
-		if (!name || !hp_ab_ends_with(name, n, HP_AB_PATH, flen))
-			continue;
-		found++;
-		if (test_and_clear_bit(31, &loc->reported))
-			(*suppressed)++;
-	}
-	return found;
-#else
-	*suppressed = 0;
-	return -1;
-#endif
-}
-
 struct hp_ab_probe {
 	enum hp_ab_case c;
 	const char *tag;
@@ -164,9 +74,7 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 	char marker[48], line[160], index[80];
 	int sites, suppressed;
 	bool hit, ctl;
-#if IS_ENABLED(CONFIG_KUNIT)
-	struct kunit *kt = current->kunit_test;
-#endif
+	void *kt;
 
 	if (!IS_ENABLED(CONFIG_UBSAN_TRAP) && hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED, "panic_on_warn is set: a UBSAN report would panic");
@@ -183,20 +91,16 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 		return;
 	}
 	/* index 7 (legal) then 8; the report must name 8 */
-	sites = hp_ab_rearm(&suppressed);
+	sites = hp_ubsan_rearm(HP_AB_PATH, &suppressed);
 	snprintf(marker, sizeof(marker), "hardprobe: array_bounds.%s [%u]",
 		 pb->tag, ++seq);
 	pr_info("%s: write index %d of %d\n", marker, HP_AB_N, HP_AB_N);
 	memset(a.b, HP_AB_FILL, sizeof(a.b));
 	/* the report fails the running KUnit case: here it is the evidence */
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = NULL;
-#endif
+	kt = hp_ubsan_hide_kunit();
 	hp_ab_checked(pb->c, &a, HP_AB_N - 1);
 	hp_ab_checked(pb->c, &a, HP_AB_N);
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = kt;
-#endif
+	hp_ubsan_restore_kunit(kt);
 	hit = a.b[HP_AB_HIT] == HP_AB_VAL;
 
 	if (hp_log_find(marker, HP_AB_REPORT, line, sizeof(line))) {

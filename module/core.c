@@ -65,6 +65,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_slab,
 	&hp_family_spec,
 	&hp_family_kstack,
+	&hp_family_overflow,
 	&hp_family_backward,
 	&hp_family_mte,
 };
@@ -142,6 +143,74 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
 /* the record of the last marker found: a hint, a wrong one only costs a rescan */
 static u64 hp_log_seen;
 
+/*
+ * One pass over the kernel log: for each of @needles (NULL entries are
+ * skipped) whether a line after the last line holding @marker holds it;
+ * @line gets the first line holding needles[0].
+ *
+ * A marker is printed right before the search for it, after the markers of
+ * earlier searches: the pass starts at the last marker found, and goes
+ * back to the start of the log only if the marker is not there.
+ */
+static unsigned int hp_log_scan(const char *marker, const char *const *needles,
+				unsigned int n, bool *found, char *line, size_t len)
+{
+	struct kmsg_dump_iter iter;
+	bool after = !marker, rescan = false;
+	unsigned int i, hits = 0;
+	u64 from, seq, mark = 0;
+	size_t k;
+	char *buf;
+
+	memset(found, 0, n * sizeof(*found));
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	from = READ_ONCE(hp_log_seen);
+	if (marker && from > iter.cur_seq && from < iter.next_seq) {
+		iter.cur_seq = from;
+		rescan = true;
+	}
+again:
+	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
+	     seq = iter.cur_seq) {
+		buf[k] = '\0';
+		if (marker && strstr(buf, marker)) {
+			after = true;
+			mark = seq;
+			memset(found, 0, n * sizeof(*found));
+			continue;
+		}
+		if (!after)
+			continue;
+		for (i = 0; i < n; i++) {
+			char *text = buf;
+
+			if (found[i] || !needles[i] || !strstr(buf, needles[i]))
+				continue;
+			found[i] = true;
+			if (i || !line)
+				continue;
+			/* drop the "[    4.386934] " time stamp */
+			if (text[0] == '[' && strstr(text, "] "))
+				text = strstr(text, "] ") + 2;
+			strscpy(line, strim(text), len);
+		}
+	}
+	if (rescan && !after) {
+		kmsg_dump_rewind(&iter);
+		rescan = false;
+		goto again;
+	}
+	if (marker && after)
+		WRITE_ONCE(hp_log_seen, mark);
+	kfree(buf);
+	for (i = 0; i < n; i++)
+		hits += found[i];
+	return hits;
+}
+
 /**
  * hp_log_find() - search the kernel log after a marker line
  * @marker: text of the line that starts the search (exclusive), or NULL
@@ -156,56 +225,28 @@ static u64 hp_log_seen;
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len)
 {
-	struct kmsg_dump_iter iter;
-	bool after = !marker, found = false, rescan = false;
-	u64 from, seq, mark = 0;
-	size_t n;
-	char *buf;
+	bool found;
 
-	buf = kmalloc(1024, GFP_KERNEL);
-	if (!buf)
-		return false;
-	kmsg_dump_rewind(&iter);
-	/*
-	 * A marker is printed right before the search for it, after the
-	 * markers of earlier searches: start at the last marker found, and
-	 * from the start of the log only if the marker is not there.
-	 */
-	from = READ_ONCE(hp_log_seen);
-	if (marker && from > iter.cur_seq && from < iter.next_seq) {
-		iter.cur_seq = from;
-		rescan = true;
-	}
-again:
-	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &n);
-	     seq = iter.cur_seq) {
-		buf[n] = '\0';
-		if (marker && strstr(buf, marker)) {
-			after = true;
-			found = false;
-			mark = seq;
-			continue;
-		}
-		if (after && !found && strstr(buf, needle)) {
-			char *text = buf;
+	return hp_log_scan(marker, &needle, 1, &found, line, len) == 1;
+}
 
-			/* drop the "[    4.386934] " time stamp */
-			if (text[0] == '[' && strstr(text, "] "))
-				text = strstr(text, "] ") + 2;
-			found = true;
-			if (line)
-				strscpy(line, strim(text), len);
-		}
-	}
-	if (rescan && !after) {
-		kmsg_dump_rewind(&iter);
-		rescan = false;
-		goto again;
-	}
-	if (marker && after)
-		WRITE_ONCE(hp_log_seen, mark);
-	kfree(buf);
-	return found;
+/**
+ * hp_log_find_all() - search the kernel log after a marker for several needles
+ * @marker: as for hp_log_find()
+ * @needles: texts to find in later lines (NULL entries are skipped)
+ * @n: number of @needles
+ * @found: set per needle: found after the last @marker line
+ * @line: where to copy the first line holding needles[0] (may be NULL)
+ * @len: size of @line
+ *
+ * One pass over the log, where hp_log_find() per needle would make @n.
+ *
+ * Return: how many of @needles were found.
+ */
+unsigned int hp_log_find_all(const char *marker, const char *const *needles,
+			     unsigned int n, bool *found, char *line, size_t len)
+{
+	return hp_log_scan(marker, needles, n, found, line, len);
 }
 
 /* Read a small text file (procfs, sysctl) into @buf; returns length or -errno. */

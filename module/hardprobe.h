@@ -98,6 +98,7 @@ extern const struct hp_family hp_family_list;
 extern const struct hp_family hp_family_slab;
 extern const struct hp_family hp_family_spec;
 extern const struct hp_family hp_family_kstack;
+extern const struct hp_family hp_family_overflow;
 
 /* debugfs "kstack": each read samples the syscall stack (kstack.c) */
 extern const struct file_operations hp_kstack_fops;
@@ -111,6 +112,8 @@ __printf(3, 4) void hp_layer(char *buf, size_t len, const char *fmt, ...);
 void hp_built_flags(struct hp_layers *l, const char *flags, const char *none);
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
+unsigned int hp_log_find_all(const char *marker, const char *const *needles,
+			     unsigned int n, bool *found, char *line, size_t len);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_word(const char *word);

@@ -30,6 +30,7 @@
 #endif
 
 #include "hardprobe.h"
+#include "ubsan_sites.h"
 
 #define HP_MTE_SIZE	48	/* a kmalloc-64 object: granules 0-2 ours, 3 tagged invalid */
 #define HP_MTE_REPORT	"BUG: KASAN: "
@@ -90,9 +91,7 @@ static bool hp_mte_try(const char *what, const void *p, char *line, size_t len,
 	static unsigned int seq;
 	char marker[48];
 	u64 before, after;
-#if IS_ENABLED(CONFIG_KUNIT)
-	struct kunit *kt = current->kunit_test;
-#endif
+	void *kt;
 	bool hit;
 
 	*restored = false;
@@ -102,14 +101,10 @@ static bool hp_mte_try(const char *what, const void *p, char *line, size_t len,
 	before = read_sysreg(sctlr_el1);
 	*ctl = hp_mte_read(hp_mte_match_all(p));
 	pr_info("%s: read through tag 0x%02x\n", marker, hp_mte_tag(p));
-#if IS_ENABLED(CONFIG_KUNIT)
-	/* KASAN's report fails the running KUnit case: here it is the evidence */
-	current->kunit_test = NULL;
-#endif
+	/* KASAN's report fails the running KUnit case too: here it is the evidence */
+	kt = hp_ubsan_hide_kunit();
 	*val = hp_mte_read(p);
-#if IS_ENABLED(CONFIG_KUNIT)
-	current->kunit_test = kt;
-#endif
+	hp_ubsan_restore_kunit(kt);
 	after = read_sysreg(sctlr_el1);
 	if ((before ^ after) & SCTLR_EL1_TCF_MASK) {
 		sysreg_clear_set(sctlr_el1, SCTLR_EL1_TCF_MASK, before & SCTLR_EL1_TCF_MASK);
