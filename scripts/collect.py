@@ -118,6 +118,23 @@ def judge_panic(log, probe, signature):
     return "error", "the guest stopped without the signature"
 
 
+def early_death(log, target):
+    """What killed a kernel before the guest's init loaded hardprobe, in the
+    kernel's own words: the panic line and the first and count of bug reports."""
+    if "hardprobe: loaded" in log or "===== hardprobe:" in log:
+        return []
+    out = []
+    bugs = [l for l in log.splitlines() if re.search(r"\] (BUG|Oops|WARNING|UBSAN|Unable to handle)", l)]
+    panic = [l for l in log.splitlines() if "Kernel panic - not syncing" in l]
+    if bugs:
+        first = bugs[0].split("] ", 1)[-1].strip()
+        out.append(f"{target}: the kernel reported {len(bugs)} bug(s) before hardprobe "
+                   f"loaded, the first: {first}")
+    if panic:
+        out.append(f"{target}: {panic[0].split('] ', 1)[-1].strip()}")
+    return out
+
+
 def collect(rdir, target):
     log = read(os.path.join(rdir, "console.log"))
     files = frames(log)
@@ -131,6 +148,7 @@ def collect(rdir, target):
     if not ok:
         why = "TIMEOUT" if "TIMEOUT after" in log else "the guest stopped early"
         problems.append(f"{target}: {why}; partial results kept in {rdir}")
+        problems += early_death(log, target)
 
     # panicking probes, each judged from its own guest's log
     panic = []

@@ -75,6 +75,17 @@ def main():
     check("timeout-judged-fail", j.returncode != 0 and "guest-finished: FAIL" in j.stdout)
     shutil.rmtree(d)
 
+    # the kernel died before user space: the run fails and says why, in the kernel's words
+    early = ("[    0.000000] Booting Linux\n"
+             "[    0.000000] BUG: KASAN: slab-out-of-bounds in __kasan_slab_alloc+0xe4/0x100\n"
+             "[    0.100000] BUG: KASAN: double-free in put_fs_context+0xc8/0x17c\n"
+             "[   13.876800] Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b\n")
+    d, rdir, p = run_collect(early)
+    check("early-death-explained", p.returncode != 0 and
+          "reported 2 bug(s) before hardprobe loaded, the first: BUG: KASAN: slab-out-of-bounds" in p.stderr
+          and "Attempted to kill init" in p.stderr, p.stderr.strip().replace("\n", " | "))
+    shutil.rmtree(d)
+
     # a "not ok" in the module's KTAP is a failure of the judge
     bad = LOG.replace("ok 1 stack_init\n", "not ok 1 stack_init\n", 1)
     d, rdir, p = run_collect(bad)
