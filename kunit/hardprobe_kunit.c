@@ -128,6 +128,11 @@ HP_KUNIT_SUITE(shadow_call_stack);
 HP_KUNIT_SUITE(pac_ret);
 HP_KUNIT_SUITE(bti);
 HP_KUNIT_SUITE(ret_overwrite);
+HP_KUNIT_SUITE(randstruct);
+HP_KUNIT_SUITE(function_sections);
+HP_KUNIT_SUITE(lto);
+HP_KUNIT_SUITE(fallthrough);
+HP_KUNIT_SUITE(stack_clash);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
@@ -141,7 +146,10 @@ kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_ibt, &hp_kunit_suite_sls, &hp_kunit_suite_retpoline,
 		  &hp_kunit_suite_kstack_offset, &hp_kunit_suite_stack_erase,
 		  &hp_kunit_suite_shadow_call_stack, &hp_kunit_suite_pac_ret,
-		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite);
+		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite,
+		  &hp_kunit_suite_randstruct, &hp_kunit_suite_function_sections,
+		  &hp_kunit_suite_lto, &hp_kunit_suite_fallthrough,
+		  &hp_kunit_suite_stack_clash);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

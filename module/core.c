@@ -66,6 +66,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_spec,
 	&hp_family_kstack,
 	&hp_family_backward,
+	&hp_family_layout,
 };
 
 static DEFINE_MUTEX(hp_lock);

@@ -102,6 +102,7 @@ extern const struct hp_family hp_family_kstack;
 /* debugfs "kstack": each read samples the syscall stack (kstack.c) */
 extern const struct file_operations hp_kstack_fops;
 extern const struct hp_family hp_family_backward;
+extern const struct hp_family hp_family_layout;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
