@@ -279,8 +279,9 @@ static void hp_fs_layers(struct hp_layers *l)
 {
 	l->configured = false;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_LD_DEAD_CODE_DATA_ELIMINATION=%s; no FG-KASLR option upstream",
-		 IS_ENABLED(CONFIG_LD_DEAD_CODE_DATA_ELIMINATION) ? "y" : "n");
+		 "CONFIG_LD_DEAD_CODE_DATA_ELIMINATION=%s, CONFIG_LTO_CLANG=%s; no FG-KASLR option upstream",
+		 IS_ENABLED(CONFIG_LD_DEAD_CODE_DATA_ELIMINATION) ? "y" : "n",
+		 IS_ENABLED(CONFIG_LTO_CLANG) ? "y (LLD splits functions itself)" : "n");
 	hp_layer(l->built, sizeof(l->built),
 		 "built-in objects: %s; module objects: %s (layout_fns.o: -ffunction-sections by hardprobe)",
 		 HP_FS_KERNEL[0] ? HP_FS_KERNEL : "no -ffunction-sections",
