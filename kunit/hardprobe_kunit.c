@@ -135,6 +135,11 @@ HP_KUNIT_SUITE(signed_overflow);
 HP_KUNIT_SUITE(unsigned_overflow);
 HP_KUNIT_SUITE(truncation);
 HP_KUNIT_SUITE(overflow_helpers);
+HP_KUNIT_SUITE(randstruct);
+HP_KUNIT_SUITE(function_sections);
+HP_KUNIT_SUITE(lto);
+HP_KUNIT_SUITE(fallthrough);
+HP_KUNIT_SUITE(stack_clash);
 
 kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
@@ -152,7 +157,10 @@ kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite,
 		  &hp_kunit_suite_mte,
 		  &hp_kunit_suite_signed_overflow, &hp_kunit_suite_unsigned_overflow,
-		  &hp_kunit_suite_truncation, &hp_kunit_suite_overflow_helpers);
+		  &hp_kunit_suite_truncation, &hp_kunit_suite_overflow_helpers,
+		  &hp_kunit_suite_randstruct, &hp_kunit_suite_function_sections,
+		  &hp_kunit_suite_lto, &hp_kunit_suite_fallthrough,
+		  &hp_kunit_suite_stack_clash);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -68,6 +68,7 @@ static const struct hp_family *const hp_families[] = {
 	&hp_family_overflow,
 	&hp_family_backward,
 	&hp_family_mte,
+	&hp_family_layout,
 };
 
 static DEFINE_MUTEX(hp_lock);

@@ -104,6 +104,7 @@ extern const struct hp_family hp_family_overflow;
 extern const struct file_operations hp_kstack_fops;
 extern const struct hp_family hp_family_backward;
 extern const struct hp_family hp_family_mte;
+extern const struct hp_family hp_family_layout;
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,

@@ -25,6 +25,10 @@ trigger_ignore=MACRO_ARG_REUSE,COMPLEX_MACRO,SPACING,NEW_TYPEDEFS,MACRO_ARG_UNUS
 trigger_ignore+=,STRCPY,MACRO_WITH_FLOW_CONTROL,AVOID_EXTERNS
 trigger_files=" module/stackinit_leaves.h module/stackinit.c module/stackinit_control.c module/regs.c module/cfi.c module/cfi_control.c "
 trigger_files+=" module/fortify.h module/fortify_count.c "
+# the build-time probe of the unannotated switch case warning talks about the
+# very thing checkpatch looks for in comments (PREFER_FALLTHROUGH)
+trigger_ignore+=,PREFER_FALLTHROUGH
+trigger_files+=" module/buildprobe/fallthrough.c "
 
 # the header that defines the kernel's attribute macros for user space can only
 # spell them with __attribute__
