@@ -15,6 +15,7 @@
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/kmsg_dump.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -134,6 +135,20 @@ void hp_layer(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/**
+ * hp_layers_unavailable() - the layers of a feature this kernel cannot have
+ * @l: the layers to fill
+ * @sym: its Kconfig symbol
+ * @why: e.g. "arm64 only"
+ */
+void hp_layers_unavailable(struct hp_layers *l, const char *sym, const char *why)
+{
+	l->configured = false;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s", sym, why);
+	hp_layer(l->built, sizeof(l->built), "n/a (%s)", why);
+	hp_layer(l->active, sizeof(l->active), "n/a (%s)", why);
+}
+
 /* The "built" layer of a compile-time feature: the flags the module got. */
 void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
 {
@@ -248,6 +263,31 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len)
 {
 	return hp_log_scan(marker, needles, n, found, line, len);
+}
+
+/**
+ * hp_fn_size() - the size of a function of ours, from kallsyms
+ * @fn: its address
+ *
+ * "name+0x0/0x40 [hardprobe]": the size runs to the next symbol, so it
+ * includes the assembler's padding.
+ *
+ * Return: the size in bytes, or 0 if unknown or over 4 KiB.
+ */
+unsigned long hp_fn_size(const void *fn)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	char *slash;
+
+	sprint_symbol(sym, (unsigned long)fn);
+	slash = strchr(sym, '/');
+	if (!slash)
+		return 0;
+	*strchrnul(slash, ' ') = '\0';
+	if (kstrtoul(slash + 1, 16, &size) || size > 4096)
+		return 0;
+	return size;
 }
 
 /* Read a small text file (procfs, sysctl) into @buf; returns length or -errno. */

@@ -111,11 +111,13 @@ __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
 			   const char *fmt, ...);
 __printf(3, 4) void hp_layer(char *buf, size_t len, const char *fmt, ...);
 void hp_built_flags(struct hp_layers *l, const char *flags, const char *none);
+void hp_layers_unavailable(struct hp_layers *l, const char *sym, const char *why);
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
+unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_word(const char *word);
 bool hp_warn_panics(void);

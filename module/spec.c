@@ -50,23 +50,6 @@ HP_CODE(hp_code_ctl_ret_b);
 HP_CODE(hp_code_ctl_tail_jmp);
 HP_CODE(hp_code_ctl_icall);
 
-/* Function size from kallsyms ("name+0x0/0x40 [hardprobe]"): to the next symbol. */
-static unsigned long hp_fn_size(const void *fn)
-{
-	char sym[KSYM_SYMBOL_LEN];
-	unsigned long size;
-	char *slash;
-
-	sprint_symbol(sym, (unsigned long)fn);
-	slash = strchr(sym, '/');
-	if (!slash)
-		return 0;
-	*strchrnul(slash, ' ') = '\0';
-	if (kstrtoul(slash + 1, 16, &size) || size > 4096)
-		return 0;
-	return size;
-}
-
 /* The length of the nop at @p (the encodings assemblers pad code with), or 0. */
 static unsigned int hp_nop_len(const u8 *p, const u8 *end)
 {

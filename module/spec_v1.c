@@ -427,23 +427,6 @@ void hp_spectre_v1_nospec(struct hp_result *r)
 
 #endif /* HP_V1_NO_TIMER */
 
-/* Function size from kallsyms ("name+0x0/0x40 [hardprobe]"): to the next symbol. */
-static __maybe_unused unsigned long hp_v1_fn_size(const void *fn)
-{
-	char sym[KSYM_SYMBOL_LEN];
-	unsigned long size;
-	char *slash;
-
-	sprint_symbol(sym, (unsigned long)fn);
-	slash = strchr(sym, '/');
-	if (!slash)
-		return 0;
-	*strchrnul(slash, ' ') = '\0';
-	if (kstrtoul(slash + 1, 16, &size) || size > 4096)
-		return 0;
-	return size;
-}
-
 /* What the SLH pass emits, counted in machine code (file comment). */
 struct hp_slh_marks {
 	unsigned int state_in;	/* predicate state from the stack pointer */
@@ -455,7 +438,7 @@ struct hp_slh_marks {
 static __maybe_unused void hp_slh_scan(const void *fn, struct hp_slh_marks *k)
 {
 	const u8 *p = fn;
-	unsigned long i, n = hp_v1_fn_size(fn);
+	unsigned long i, n = hp_fn_size(fn);
 
 	if (IS_ENABLED(CONFIG_X86_64)) {
 		for (i = 0; i + 4 <= n; i++) {
