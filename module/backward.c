@@ -297,23 +297,12 @@ static const char *hp_ret_unavailable(void)
 	return "no kernel-mode shadow stack exists in Linux: KSPP #142, #178";
 }
 
-#ifndef CONFIG_ARM64
-static void hp_not_arm64(struct hp_layers *l, const char *sym)
-{
-	l->configured = false;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "%s: arm64 only", sym);
-	hp_layer(l->built, sizeof(l->built), "n/a (arm64 only)");
-	hp_layer(l->active, sizeof(l->active), "n/a (arm64 only)");
-}
-#endif
-
 static void hp_scs_layers(struct hp_layers *l)
 {
 #ifdef CONFIG_ARM64
 	hp_arm64_scs_layers(l);
 #else
-	hp_not_arm64(l, "CONFIG_SHADOW_CALL_STACK");
+	hp_layers_unavailable(l, "CONFIG_SHADOW_CALL_STACK", "arm64 only");
 #endif
 }
 
@@ -322,7 +311,7 @@ static void hp_pac_layers(struct hp_layers *l)
 #ifdef CONFIG_ARM64
 	hp_arm64_pac_layers(l);
 #else
-	hp_not_arm64(l, "CONFIG_ARM64_PTR_AUTH_KERNEL");
+	hp_layers_unavailable(l, "CONFIG_ARM64_PTR_AUTH_KERNEL", "arm64 only");
 #endif
 }
 
@@ -331,7 +320,7 @@ static void hp_bti_layers(struct hp_layers *l)
 #ifdef CONFIG_ARM64
 	hp_arm64_bti_layers(l);
 #else
-	hp_not_arm64(l, "CONFIG_ARM64_BTI_KERNEL");
+	hp_layers_unavailable(l, "CONFIG_ARM64_BTI_KERNEL", "arm64 only");
 #endif
 }
 

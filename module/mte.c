@@ -233,11 +233,7 @@ static void hp_mte_slab_uaf(struct hp_result *r)
 
 static void hp_mte_layers(struct hp_layers *l)
 {
-	l->configured = false;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_KASAN_HW_TAGS: arm64 only");
-	hp_layer(l->built, sizeof(l->built), "n/a (arm64 only)");
-	hp_layer(l->active, sizeof(l->active), "n/a (arm64 only)");
+	hp_layers_unavailable(l, "CONFIG_KASAN_HW_TAGS", "arm64 only");
 }
 #endif
 
