@@ -366,20 +366,35 @@ static void hp_v1_judge(struct hp_result *r, const struct hp_v1_lab *lab,
 		       "%s; %s; %s", var, ctl, tim);
 }
 
-void hp_spectre_v1_control(struct hp_result *r)
+/*
+ * A lab for gadget @w, checked with one in-bounds call and run; NULL (with
+ * @r set) if it could not be.
+ */
+static struct hp_v1_lab *hp_v1_start(struct hp_result *r, enum hp_v1_variant w,
+				     const char *what)
 {
 	struct hp_v1_lab *lab = hp_v1_lab_alloc();
-	char ctl[80], tim[160];
 
 	if (!lab) {
 		hp_set(r, HP_ERROR, "out of memory");
+		return NULL;
+	}
+	if (hp_v1_call(w, &lab->v, 1) != HP_V1_TRAIN) {
+		hp_set(r, HP_ERROR, "the in-bounds %s call returned a wrong byte", what);
+		hp_v1_lab_free(lab);
+		return NULL;
+	}
+	hp_v1_run(lab, w);
+	return lab;
+}
+
+void hp_spectre_v1_control(struct hp_result *r)
+{
+	struct hp_v1_lab *lab = hp_v1_start(r, HP_V1_CTL, "gadget");
+	char ctl[80], tim[160];
+
+	if (!lab)
 		return;
-	}
-	if (hp_v1_gadget_ctl(&lab->v, 1) != HP_V1_TRAIN) {
-		hp_set(r, HP_ERROR, "the in-bounds gadget call returned a wrong byte");
-		goto out;
-	}
-	hp_v1_run(lab, HP_V1_CTL);
 	hp_v1_score_txt(ctl, sizeof(ctl), "control", &lab->ctl);
 	hp_v1_timing_txt(lab, tim, sizeof(tim));
 	if (hp_v1_leaks(&lab->ctl)) {
@@ -391,25 +406,16 @@ void hp_spectre_v1_control(struct hp_result *r)
 	} else {
 		hp_set(r, HP_INCONCLUSIVE, "%s; %s; %s", ctl, tim, hp_v1_why_not(lab));
 	}
-out:
 	hp_v1_lab_free(lab);
 }
 
 void hp_spectre_v1_nospec(struct hp_result *r)
 {
-	struct hp_v1_lab *lab = hp_v1_lab_alloc();
+	struct hp_v1_lab *lab = hp_v1_start(r, HP_V1_NOSPEC, "gadget");
 
-	if (!lab) {
-		hp_set(r, HP_ERROR, "out of memory");
+	if (!lab)
 		return;
-	}
-	if (hp_v1_gadget_nospec(&lab->v, 1) != HP_V1_TRAIN) {
-		hp_set(r, HP_ERROR, "the in-bounds gadget call returned a wrong byte");
-		goto out;
-	}
-	hp_v1_run(lab, HP_V1_NOSPEC);
 	hp_v1_judge(r, lab, "nospec");
-out:
 	hp_v1_lab_free(lab);
 }
 
@@ -536,18 +542,10 @@ void hp_spectre_v1_slh(struct hp_result *r)
 		       st, hp_slh_state_why());
 		return;
 	}
-	lab = hp_v1_lab_alloc();
-	if (!lab) {
-		hp_set(r, HP_ERROR, "out of memory");
+	lab = hp_v1_start(r, HP_V1_SLH, "SLH gadget");
+	if (!lab)
 		return;
-	}
-	if (hp_v1_gadget_slh(&lab->v, 1) != HP_V1_TRAIN) {
-		hp_set(r, HP_ERROR, "the in-bounds SLH gadget call returned a wrong byte");
-		goto out;
-	}
-	hp_v1_run(lab, HP_V1_SLH);
 	hp_v1_judge(r, lab, "slh");
-out:
 	hp_v1_lab_free(lab);
 }
 #else
