@@ -44,9 +44,15 @@ def slices(dmesg):
 
 
 def verdict(runs, expect):
-    """caught / not caught / xfail / missing, and the line that decided it."""
+    """caught / not caught / xfail / inconclusive / missing, and the line that decided it.
+
+    The last run decides. A run in which LKDTM reports an "ERROR:" of its own (its
+    experiment did not happen, e.g. REPORT_STACK_CANARY's "canary offset changed")
+    and nothing else is inconclusive: LKDTM gave no verdict to compare with.
+    """
     if not runs:
         return "missing", "the test did not run (guest stopped earlier?)"
+    tries = f" (after {len(runs)} runs)" if len(runs) > 2 else ""
     text = "\n".join(runs[-1])
     for alt in (expect if expect != "-" else "call trace:").split("|"):
         for line in text.splitlines():
@@ -58,6 +64,9 @@ def verdict(runs, expect):
     for line in text.splitlines():
         if "FAIL" in line:
             return "not caught", line.strip()
+    for line in text.splitlines():
+        if "ERROR:" in line:
+            return "inconclusive", line.strip() + tries
     last = runs[-1][-1].strip() if runs[-1] else "no message"
     return "not caught", f"no catch in the log (last: {last[:80]})"
 
@@ -91,7 +100,8 @@ def main(rdir, map_path):
         lk = per_feature.get(feat, [])
         if inform:
             agree = "info"
-        elif "missing" in lk or hp in ("missing", "not_run", "unsupported", "inconclusive", "error"):
+        elif ({"missing", "inconclusive"} & set(lk) or
+              hp in ("missing", "not_run", "unsupported", "inconclusive", "error")):
             agree = "n/a"
         else:
             lk_caught = all(x == "caught" for x in lk)

@@ -105,7 +105,51 @@ def main():
           [int(re.match(r"^(?:not )?ok (\d+)", l).group(1)) for l in tops] ==
           list(range(1, plan + 1)),
           f"plan {plan}, {len(tops)} suites")
+    lkdtm_tests()
     return 0 if all(results) else 1
+
+
+def lkdtm_case(runs, outcome):
+    """lkdtm_compare.py on a one-row map (stack_canary) and a synthetic LKDTM console."""
+    d = tempfile.mkdtemp(prefix="hp-test-")
+    rdir = os.path.join(d, "arm64-clang")
+    os.makedirs(rdir)
+    msgs = []
+    for i, lines in enumerate(runs):
+        msgs.append(f"[    1.{i:06d}] hardprobe-lkdtm: begin REPORT_STACK_CANARY")
+        msgs += [f"[    1.{i:06d}] lkdtm: {x}" for x in lines]
+        msgs.append(f"[    1.{i:06d}] hardprobe-lkdtm: end REPORT_STACK_CANARY rc=0")
+    with open(os.path.join(rdir, "console-lkdtm.log"), "w") as f:
+        f.write("----- hardprobe:file lkdtm-dmesg.txt -----\n" + "\n".join(msgs) +
+                "\n----- hardprobe:end lkdtm-dmesg.txt -----\n")
+    with open(os.path.join(rdir, "report.json"), "w") as f:
+        json.dump({"features": [{"feature": "stack_canary", "outcome": outcome}]}, f)
+    mp = os.path.join(d, "map")
+    with open(mp, "w") as f:
+        f.write("stack_canary      REPORT_STACK_CANARY       ok: stack canaries differ\n")
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lkdtm_compare.py"), rdir, mp],
+                       capture_output=True, text=True)
+    shutil.rmtree(d)
+    return p
+
+
+def lkdtm_tests():
+    rec = "Recorded stack canary for pid 34 at offset 9"
+    moved = "ERROR: canary offset changed from 9 to 1!?"
+    ok = "ok: stack canaries differ between pid 36 and pid 37 at offset 1."
+    same = "FAIL: canary identical for pid 36 and pid 37 at offset 1!"
+    # LKDTM's own experiment failed every time: no verdict, not a disagreement
+    p = lkdtm_case([[rec], [moved], [rec], [moved], [rec], [moved]], "protected")
+    check("lkdtm-error-inconclusive", p.returncode == 0 and "inconclusive" in p.stdout and
+          "after 6 runs" in p.stdout, p.stdout.strip().splitlines()[-1])
+    # the retried pair caught it: agreement
+    p = lkdtm_case([[rec], [moved], [rec], [ok]], "protected")
+    check("lkdtm-retry-agrees", p.returncode == 0 and " yes " in p.stdout,
+          p.stdout.strip().splitlines()[-1])
+    # identical canaries while hardprobe says protected: a disagreement, exit 1
+    p = lkdtm_case([[rec], [same]], "protected")
+    check("lkdtm-disagreement-fails", p.returncode == 1 and " NO " in p.stdout,
+          p.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
