@@ -141,7 +141,58 @@ HP_KUNIT_SUITE(lto);
 HP_KUNIT_SUITE(fallthrough);
 HP_KUNIT_SUITE(stack_clash);
 
-kunit_test_suites(&hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
+/* has the module registered the suite "hardprobe_<@feature>"? */
+static bool __maybe_unused hp_kunit_has_suite(struct kunit_suite **suites,
+					      int n, const char *feature)
+{
+	static const char pfx[] = "hardprobe_";
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(suites[i]->name, pfx, sizeof(pfx) - 1) &&
+		    !strcmp(suites[i]->name + sizeof(pfx) - 1, feature))
+			return true;
+	return false;
+}
+
+/*
+ * The suite lists above are written by hand: a feature left out of them
+ * would never run under KUnit. Every probe's feature must have a suite
+ * among those this module registered.
+ */
+static void every_feature_has_a_suite(struct kunit *test)
+{
+#ifdef MODULE
+	unsigned int i, n = hardprobe_probe_count();
+	int nsuites = THIS_MODULE->num_kunit_suites;
+
+	KUNIT_ASSERT_GT(test, n, 0);
+	for (i = 0; i < n; i++) {
+		const struct hp_probe *p = hardprobe_probe_at(i);
+
+		if (!hp_kunit_has_suite(THIS_MODULE->kunit_suites, nsuites,
+					p->feature))
+			KUNIT_FAIL(test, "probe %s: no suite hardprobe_%s",
+				   p->name, p->feature);
+	}
+	kunit_info(test, "%u probes, %d suites\n", n, nsuites);
+#else
+	kunit_skip(test, "built in: checked when hardprobe_kunit is a module");
+#endif
+}
+
+static struct kunit_case hp_kunit_cases_suites[] = {
+	KUNIT_CASE(every_feature_has_a_suite),
+	{}
+};
+
+static struct kunit_suite hp_kunit_suite_suites = {
+	.name = "hardprobe_suites",
+	.test_cases = hp_kunit_cases_suites,
+};
+
+kunit_test_suites(&hp_kunit_suite_suites,
+		  &hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
 		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
