@@ -133,7 +133,7 @@ static void run_probe(const struct probe *p, bool safe_only)
 	}
 
 	if (fatal && strcmp(p->signature, "-") &&
-	    log_find(marker, p->signature, line, sizeof(line))) {
+	    log_find_catch(marker, p->signature, line, sizeof(line))) {
 		printf("# %s: protected: caught: %s\n", p->name, line);
 		judge(p, "protected", line);
 		return;

@@ -169,6 +169,23 @@ static inline bool log_find(const char *marker, const char *needle, char *out, s
 	return log_scan(marker, match_needle, needle, true, out, len) > 0;
 }
 
+/*
+ * A catch is the kernel's message, never the module's own: a probe that
+ * survived may quote the very address a fault line would name (pac_ret's
+ * label) in its "hardprobe: result" line.
+ */
+static inline bool match_kernel_needle(const char *msg, const void *needle)
+{
+	return strncmp(msg, "hardprobe: ", 11) && strstr(msg, needle);
+}
+
+/* The kernel's own message with @needle after @marker (see match_kernel_needle()). */
+static inline bool log_find_catch(const char *marker, const char *needle, char *out,
+				  size_t len)
+{
+	return log_scan(marker, match_kernel_needle, needle, true, out, len) > 0;
+}
+
 /* Read a one-line text file into @buf without its newline; 0 or -errno. */
 static inline int read_text(const char *path, char *buf, size_t len)
 {
