@@ -58,6 +58,7 @@ noinline unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot
 {
 	unsigned long old = READ_ONCE(*slot), raw = hp_arm64_pac_strip(old);
 	unsigned long target = (unsigned long)rq->target, new;
+	bool scs = rq->mode == HP_BWD_SCS_SAME || rq->mode == HP_BWD_SCS_RAW;
 
 	rq->expected = ret;
 	rq->slot = (unsigned long)slot;
@@ -67,11 +68,17 @@ noinline unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot
 		rq->status = HP_BWD_MISMATCH;
 		return old;
 	}
-	if (hp_arm64_pac_sign(raw, rq->modifier) != old) {
+	/* a frame record holds the signed address; a shadow stack entry may be raw */
+	if (hp_arm64_pac_sign(raw, rq->modifier) != old && !(scs && old == raw)) {
 		rq->status = HP_BWD_NOSIGN;
 		return old;
 	}
-	new = hp_arm64_pac_sign(target, rq->modifier);
+	rq->entry_signed = old != raw;
+	if (rq->mode == HP_BWD_SCS_RAW ||
+	    (rq->mode == HP_BWD_SCS_SAME && !rq->entry_signed))
+		new = target;
+	else
+		new = hp_arm64_pac_sign(target, rq->modifier);
 	/* a wrong PAC only where there is one: else the address stays valid */
 	if (rq->mode == HP_BWD_CORRUPT && new != target)
 		new = hp_arm64_pac_flip(new);
@@ -94,6 +101,7 @@ noinline void hp_bwd_prepare(struct hp_bwd_req *rq)
 	rq->slot = 0;
 	rq->old = 0;
 	rq->new = 0;
+	rq->entry_signed = false;
 	rq->landed = false;
 	rq->returned = false;
 }
@@ -267,6 +275,15 @@ static void hp_pac_corrupt(struct hp_result *r)
 #endif
 }
 
+static void hp_pac_scs_entry(struct hp_result *r)
+{
+#ifdef CONFIG_ARM64
+	hp_arm64_pac_scs_entry(r);
+#else
+	hp_set(r, HP_UNSUPPORTED, "arm64 only");
+#endif
+}
+
 static void hp_bti_mid(struct hp_result *r)
 {
 #ifdef CONFIG_ARM64
@@ -378,6 +395,7 @@ static const struct hp_probe hp_backward_probes[] = {
 	  hp_scs_overwrite },
 	{ "pac_ret.signed_lr", "pac_ret", HP_SAFE, NULL, hp_pac_signed_lr },
 	{ "pac_ret.corrupt", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_pac_corrupt },
+	{ "pac_ret.scs_entry", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_pac_scs_entry },
 	{ "bti.mid_function", "bti", HP_ARM64_KIND, HP_BTI_SIG, hp_bti_mid },
 	{ "ret_overwrite.stack", "ret_overwrite", HP_SAFE, NULL, hp_ret_overwrite },
 };

@@ -18,6 +18,9 @@ struct hp_layers;
 enum hp_bwd_mode {
 	HP_BWD_SIGNED,		/* the new address carries a valid PAC, if PAC is on */
 	HP_BWD_CORRUPT,		/* the new address carries a wrong PAC, if PAC is on */
+	/* arm64: the victim's shadow call stack entry instead of its frame record */
+	HP_BWD_SCS_SAME,	/* signed as the entry was (raw if it was raw) */
+	HP_BWD_SCS_RAW,		/* unsigned, as a writer without the key would write it */
 };
 
 /* What the victim did. */
@@ -36,6 +39,7 @@ struct hp_bwd_req {
 	enum hp_bwd_status status;
 	unsigned long slot;	/* where the return address was */
 	unsigned long old, new;	/* the slot's value before and after */
+	bool entry_signed;	/* the slot held a signed address (arm64, PAC on) */
 	bool landed;		/* the victim "returned" to the label */
 	bool returned;		/* the victim came back to its call site */
 };
@@ -60,6 +64,7 @@ void hp_arm64_pac_layers(struct hp_layers *l);
 void hp_arm64_bti_layers(struct hp_layers *l);
 void hp_arm64_pac_signed_lr(struct hp_result *r);
 void hp_arm64_pac_corrupt(struct hp_result *r);
+void hp_arm64_pac_scs_entry(struct hp_result *r);
 void hp_arm64_bti_mid(struct hp_result *r);
 extern char hp_arm64_pac_sig[];
 #else
@@ -86,12 +91,25 @@ static inline unsigned long hp_arm64_pac_flip(unsigned long ptr)
  * __builtin_frame_address() forces the frame). hp_bwd_rewrite() is a real
  * call, so the prologue must save the return address (and push it on the
  * shadow call stack); the store comes after it, so it is no tail call, and
- * it is WRITE_ONCE(), so it is not a dead store to a dying frame.
+ * it is WRITE_ONCE(), so it is not a dead store to a dying frame. In the
+ * HP_BWD_SCS_* modes the slot is the victim's own shadow call stack entry,
+ * just below x18 after its prologue's push (the caller checks that the
+ * victim pushes and that x18 is in this task's shadow stack).
  */
 static __always_inline void hp_bwd_victim_body(struct hp_bwd_req *rq)
 {
 	unsigned long *slot = (unsigned long *)__builtin_frame_address(0) + 1;
-	unsigned long v = hp_bwd_rewrite(rq, slot, __builtin_return_address(0));
+	unsigned long v;
+
+#ifdef CONFIG_ARM64
+	if (rq->mode == HP_BWD_SCS_SAME || rq->mode == HP_BWD_SCS_RAW) {
+		unsigned long x18;
+
+		asm volatile("mov %0, x18" : "=r" (x18));
+		slot = (unsigned long *)x18 - 1;
+	}
+#endif
+	v = hp_bwd_rewrite(rq, slot, __builtin_return_address(0));
 
 	WRITE_ONCE(*slot, v);
 }

@@ -12,6 +12,9 @@
  *   fails, "Oops - FPAC" with FEAT_FPAC, else a fault on the poisoned,
  *   non-canonical address at ret. With PAC off the address is written raw
  *   and the victim "returns" to the label: vulnerable.
+ * pac_ret.scs_entry (fatal): the overwrite with the victim's shadow call stack
+ *   entry rewritten to an unsigned address: does PAC cover the entry the
+ *   return takes? (GCC: yes, clang: no; see hp_a64_scs_order()).
  * bti.mid_function (fatal): blr to the second instruction of a function,
  *   past its "bti c": "Oops - BTI"; without BTI it returns sanely.
  */
@@ -168,17 +171,25 @@ static bool hp_a64_pushes(const void *fn)
 	return c.push;
 }
 
+/* Is x18 inside this task's shadow call stack? (@x18, @base: what was read) */
+static bool hp_scs_live(unsigned long *x18, unsigned long *base)
+{
+	asm volatile("mov %0, x18" : "=r" (*x18));
+	*base = 0;
+#ifdef CONFIG_SHADOW_CALL_STACK
+	*base = (unsigned long)task_scs(current);
+	return *base && *x18 >= *base && *x18 < *base + SCS_SIZE;
+#else
+	return false;
+#endif
+}
+
 void hp_arm64_scs_layers(struct hp_layers *l)
 {
-	unsigned long x18, base = 0;
+	unsigned long x18, base;
 	struct hp_a64_count c;
-	bool on = false;
+	bool on = hp_scs_live(&x18, &base);
 
-	asm volatile("mov %0, x18" : "=r" (x18));
-#ifdef CONFIG_SHADOW_CALL_STACK
-	base = (unsigned long)task_scs(current);
-	on = base && x18 >= base && x18 < base + SCS_SIZE;
-#endif
 	/*
 	 * DYNAMIC_SCS keeps PAC and patches it into SCS at boot only on CPUs
 	 * without PAC: then no shadow stack is set up, and SCS is not what
@@ -328,6 +339,110 @@ void hp_arm64_pac_corrupt(struct hp_result *r)
 		hp_set(r, HP_ERROR,
 		       "return address at 0x%lx rewritten 0x%lx -> 0x%lx, yet the victim returned to its call site",
 		       rq.slot, rq.old, rq.new);
+}
+
+/*
+ * Where a function's shadow call stack push and pop sit against its
+ * paciasp and autiasp: GCC signs x30 first and pushes the signed address,
+ * then pops it and authenticates it; clang-19 pushes the raw x30 before
+ * paciasp and reloads it after autiasp, so the return uses the shadow
+ * stack's copy and the authentication's result is dropped.
+ */
+static const char *hp_a64_scs_order(const void *fn)
+{
+	const u32 *p = fn;
+	unsigned long n = hp_fn_size(fn) / 4, i;
+	long pac = -1, push = -1, aut = -1, pop = -1;
+
+	for (i = 0; i < min(n, 256UL); i++) {
+		u32 insn = READ_ONCE(p[i]);
+
+		if (insn == HP_A64_PACIASP && pac < 0)
+			pac = i;
+		else if (insn == HP_A64_SCS_PUSH && push < 0)
+			push = i;
+		else if (insn == HP_A64_AUTIASP && aut < 0)
+			aut = i;
+		else if (insn == HP_A64_SCS_POP && pop < 0)
+			pop = i;
+	}
+	if (push < 0 || pop < 0)
+		return "no shadow call stack push and pop in the victim";
+	if (pac < 0 || aut < 0)
+		return "no paciasp/autiasp in the victim: nothing signs the entry";
+	if (push < pac && aut < pop)
+		return "raw x30 pushed before paciasp, popped after autiasp: not authenticated";
+	if (pac < push && pop < aut)
+		return "paciasp before the push, autiasp after the pop: entry authenticated";
+	return "mixed order of push/pop and paciasp/autiasp";
+}
+
+/*
+ * pac_ret.scs_entry (fatal): the victim's shadow call stack entry, not its
+ * frame record, rewritten with the label's unsigned address, as a writer
+ * without the key would. Control first: the entry rewritten in its own form
+ * (signed if it was signed) must take the victim to the label. With GCC's
+ * order autiasp fails on the unsigned address (the catch of pac_ret.corrupt);
+ * with clang's the victim returns to the label: PAC does not cover the shadow
+ * stack's entry (a known gap of this build; LKDTM CORRUPT_PAC survives the
+ * same way).
+ */
+void hp_arm64_pac_scs_entry(struct hp_result *r)
+{
+	struct hp_bwd_req ctl = { .mode = HP_BWD_SCS_SAME };
+	struct hp_bwd_req rq = { .mode = HP_BWD_SCS_RAW };
+	unsigned long x18, base;
+	const char *order;
+	bool fpac;
+
+	if (!hp_cpu_pauth(&fpac)) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no pointer authentication (FEAT_PAuth)");
+		return;
+	}
+	if (!hp_scs_live(&x18, &base)) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "no shadow call stack in this task (x18=0x%lx, base 0x%lx): no entry to rewrite",
+		       x18, base);
+		return;
+	}
+	if (!hp_a64_pushes(hp_bwd_victim)) {
+		hp_set(r, HP_UNSUPPORTED, "%ps does not push x30 on the shadow call stack",
+		       hp_bwd_victim);
+		return;
+	}
+	order = hp_a64_scs_order(hp_bwd_victim);
+	hp_bwd_hijack(hp_bwd_victim, &ctl);
+	if (ctl.status != HP_BWD_WRITTEN) {
+		hp_set(r, HP_ERROR, "control: status %d (entry 0x%lx held 0x%lx, call site %pS)",
+		       ctl.status, ctl.slot, ctl.old, ctl.expected);
+		return;
+	}
+	if (!ctl.landed) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: shadow stack entry at 0x%lx rewritten 0x%lx -> 0x%lx, yet the victim returned to %pS",
+		       ctl.slot, ctl.old, ctl.new, ctl.expected);
+		return;
+	}
+	hp_pac_sig_init();
+	pr_info("pac_ret.scs_entry: the victim's shadow call stack entry rewritten with an unsigned address (%s)\n",
+		order);
+	/* with GCC's order and PAC on, this does not return */
+	hp_bwd_hijack(hp_bwd_victim, &rq);
+	if (rq.status != HP_BWD_WRITTEN) {
+		hp_set(r, HP_ERROR, "status %d (entry 0x%lx held 0x%lx, call site %pS)",
+		       rq.status, rq.slot, rq.old, rq.expected);
+	} else if (rq.landed) {
+		hp_set(r, HP_VULNERABLE,
+		       "survived: shadow stack entry at 0x%lx (%s) rewritten 0x%lx -> 0x%lx, unsigned: the victim returned to %pS; %s",
+		       rq.slot, rq.entry_signed ? "signed" : "raw", rq.old, rq.new,
+		       rq.target, order);
+		/* PAC is on, the compiler's order leaves the entry out of it */
+		r->known_gap = system_supports_address_auth() && !rq.entry_signed;
+	} else {
+		hp_set(r, HP_ERROR,
+		       "shadow stack entry at 0x%lx rewritten 0x%lx -> 0x%lx, yet the victim returned to its call site",
+		       rq.slot, rq.old, rq.new);
+	}
 }
 
 /* blr to @addr outside C: no kCFI check (the target's hash is not ours to match) */
