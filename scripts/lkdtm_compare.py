@@ -72,7 +72,11 @@ def verdict(runs, expect):
 
 
 def main(rdir, map_path):
-    dmesg = frames(read(os.path.join(rdir, "console-lkdtm.log"))).get("lkdtm-dmesg.txt", "")
+    console = os.path.join(rdir, "console-lkdtm.log")
+    if not os.path.exists(console):
+        print(f"lkdtm_compare: no {console}: run make lkdtm TARGET=... first", file=sys.stderr)
+        return 2
+    dmesg = frames(read(console)).get("lkdtm-dmesg.txt", "")
     runs = slices(dmesg)
     try:
         with open(os.path.join(rdir, "report.json")) as f:
