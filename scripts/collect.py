@@ -109,8 +109,10 @@ def judge_panic(log, probe, signature):
         return "error", "the guest never reached the probe"
     after = text[start:]
     for line in after.splitlines():
-        if signature != "-" and signature in line:
-            return "protected", re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.strip())
+        msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.strip())
+        # the catch is the kernel's message, never hardprobe's own (as in the selftest)
+        if signature != "-" and signature in msg and not msg.startswith("hardprobe: "):
+            return "protected", msg
     if "hardprobe: survived " + probe in after:
         return "vulnerable", "the probe returned: nothing stopped it"
     if "TIMEOUT" in after:

@@ -105,6 +105,13 @@ def main():
           [int(re.match(r"^(?:not )?ok (\d+)", l).group(1)) for l in tops] ==
           list(range(1, plan + 1)),
           f"plan {plan}, {len(tops)} suites")
+    # a catch is the kernel's line: a probe's own result line quoting the signature is not one
+    own = ("hardprobe: one-probe guest: stack_canary.smash\n"
+           "[    3.100000] hardprobe: result stack_canary.smash vulnerable: no "
+           "stack-protector: Kernel stack is corrupted in: seen\n"
+           "hardprobe: survived stack_canary.smash\n")
+    got = collect.judge_panic(own, "stack_canary.smash", "stack-protector: Kernel stack is corrupted")
+    check("panic-own-line-not-a-catch", got[0] == "vulnerable", str(got))
     lkdtm_tests()
     return 0 if all(results) else 1
 
