@@ -355,6 +355,12 @@ def cc_short(e):
             "unknown": "?", "missing": DASH}[s]
 
 
+def known_gaps(cell):
+    """Probes that got through a documented hole (the feature's outcome leaves them out)."""
+    return sum(1 for p in cell.get("probes") or []
+               if p.get("known_gap") and p.get("outcome") == "vulnerable")
+
+
 def cell_short(cell, with_cost=True):
     if cell["outcome"] == "missing":
         text = DASH
@@ -364,6 +370,9 @@ def cell_short(cell, with_cost=True):
         text = "run failed"
     else:
         text = f"{cell['outcome']} {cell['layers']['marks']}"
+        gaps = known_gaps(cell)
+        if gaps:
+            text += f" · {gaps} known gap{'s' if gaps > 1 else ''}"
     if cell.get("compiler") is not None:
         text += " · " + cc_mark(cell["compiler"])
     if with_cost and (cell["outcome"] not in ("failed", "missing") or cell["cost"]):
@@ -390,7 +399,9 @@ def render_md(m):
            f"Generated {m['generated']} from `{m['results']}`. One row per feature, one column "
            "per target; a cell is the module's outcome, the layers (C configured, B built, "
            "A active: ✓ yes, ✗ no, · nothing to build, ? not reported; only C✗ when not "
-           "configured), `cc✓`/`cc✗` whether the target's compiler can (compiler layer), and the "
+           "configured), how many probes got through a known gap (a documented hole the outcome "
+           "leaves out: a compiler's, or the feature's own), `cc✓`/`cc✗` whether the target's "
+           "compiler can (compiler layer), and the "
            f"measured cost (with/without ratio of ns per call) or {DASH} where not measured. "
            "Details: `matrix.html` (hover or click a cell) and `matrix.json`.", ""]
     head = ["feature"] + [f"{t['id']} ({target_head(t)}"
@@ -518,6 +529,9 @@ def render_cell(f, t, cell):
     else:
         summ = f'<span class="o">{h(o)}</span> <span class="l">{h(cell["layers"]["marks"])}</span>'
     extra = []
+    gaps = known_gaps(cell)
+    if gaps:
+        extra.append(f"{gaps} known gap{'s' if gaps > 1 else ''}")
     if cell.get("compiler") is not None:
         extra.append(cc_mark(cell["compiler"]))
     if o not in ("missing", "failed") or cell["cost"]:
@@ -560,6 +574,7 @@ def render_html(m):
          "What this kernel does, per feature and target, from the module's probes. "
          "Hover a cell for its evidence, click it for the probe list. "
          "C/B/A: configured, built, active (✓ yes, ✗ no, · nothing to build). "
+         "Known gaps: probes that got through a documented hole, left out of the outcome. "
          "cc: the target's compiler can (compiler layer). Cost: ns/call ratio with/without.</p>",
          '<div class="legend"><b>Legend:</b>']
     for k, (bg, _, meaning) in PALETTE.items():
