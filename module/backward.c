@@ -257,41 +257,18 @@ static void hp_ret_overwrite(struct hp_result *r)
 	hp_bwd_run(r, "x86_64");
 }
 
-static void hp_pac_signed_lr(struct hp_result *r)
+#ifndef CONFIG_ARM64
+/* the arm64 probes of arch/arm64.c say "arm64 only" elsewhere */
+static void hp_not_arm64(struct hp_result *r)
 {
-#ifdef CONFIG_ARM64
-	hp_arm64_pac_signed_lr(r);
-#else
 	hp_set(r, HP_UNSUPPORTED, "arm64 only");
-#endif
 }
 
-static void hp_pac_corrupt(struct hp_result *r)
-{
-#ifdef CONFIG_ARM64
-	hp_arm64_pac_corrupt(r);
-#else
-	hp_set(r, HP_UNSUPPORTED, "arm64 only");
+#define hp_arm64_pac_signed_lr	hp_not_arm64
+#define hp_arm64_pac_corrupt	hp_not_arm64
+#define hp_arm64_pac_scs_entry	hp_not_arm64
+#define hp_arm64_bti_mid	hp_not_arm64
 #endif
-}
-
-static void hp_pac_scs_entry(struct hp_result *r)
-{
-#ifdef CONFIG_ARM64
-	hp_arm64_pac_scs_entry(r);
-#else
-	hp_set(r, HP_UNSUPPORTED, "arm64 only");
-#endif
-}
-
-static void hp_bti_mid(struct hp_result *r)
-{
-#ifdef CONFIG_ARM64
-	hp_arm64_bti_mid(r);
-#else
-	hp_set(r, HP_UNSUPPORTED, "arm64 only");
-#endif
-}
 
 static const char *hp_arm64_only(void)
 {
@@ -393,10 +370,10 @@ static const struct hp_feature hp_backward_features[] = {
 static const struct hp_probe hp_backward_probes[] = {
 	{ "shadow_call_stack.ret_overwrite", "shadow_call_stack", HP_SAFE, NULL,
 	  hp_scs_overwrite },
-	{ "pac_ret.signed_lr", "pac_ret", HP_SAFE, NULL, hp_pac_signed_lr },
-	{ "pac_ret.corrupt", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_pac_corrupt },
-	{ "pac_ret.scs_entry", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_pac_scs_entry },
-	{ "bti.mid_function", "bti", HP_ARM64_KIND, HP_BTI_SIG, hp_bti_mid },
+	{ "pac_ret.signed_lr", "pac_ret", HP_SAFE, NULL, hp_arm64_pac_signed_lr },
+	{ "pac_ret.corrupt", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_arm64_pac_corrupt },
+	{ "pac_ret.scs_entry", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_arm64_pac_scs_entry },
+	{ "bti.mid_function", "bti", HP_ARM64_KIND, HP_BTI_SIG, hp_arm64_bti_mid },
 	{ "ret_overwrite.stack", "ret_overwrite", HP_SAFE, NULL, hp_ret_overwrite },
 };
 
