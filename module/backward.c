@@ -58,7 +58,6 @@ noinline unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot
 {
 	unsigned long old = READ_ONCE(*slot), raw = hp_arm64_pac_strip(old);
 	unsigned long target = (unsigned long)rq->target, new;
-	bool scs = rq->mode == HP_BWD_SCS_SAME || rq->mode == HP_BWD_SCS_RAW;
 
 	rq->expected = ret;
 	rq->slot = (unsigned long)slot;
@@ -69,13 +68,12 @@ noinline unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot
 		return old;
 	}
 	/* a frame record holds the signed address; a shadow stack entry may be raw */
-	if (hp_arm64_pac_sign(raw, rq->modifier) != old && !(scs && old == raw)) {
+	if (hp_arm64_pac_sign(raw, rq->modifier) != old &&
+	    !(hp_bwd_scs_mode(rq) && old == raw)) {
 		rq->status = HP_BWD_NOSIGN;
 		return old;
 	}
-	rq->entry_signed = old != raw;
-	if (rq->mode == HP_BWD_SCS_RAW ||
-	    (rq->mode == HP_BWD_SCS_SAME && !rq->entry_signed))
+	if (rq->mode == HP_BWD_SCS_RAW || (rq->mode == HP_BWD_SCS_SAME && old == raw))
 		new = target;
 	else
 		new = hp_arm64_pac_sign(target, rq->modifier);
@@ -101,7 +99,6 @@ noinline void hp_bwd_prepare(struct hp_bwd_req *rq)
 	rq->slot = 0;
 	rq->old = 0;
 	rq->new = 0;
-	rq->entry_signed = false;
 	rq->landed = false;
 	rq->returned = false;
 }

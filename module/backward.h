@@ -39,7 +39,6 @@ struct hp_bwd_req {
 	enum hp_bwd_status status;
 	unsigned long slot;	/* where the return address was */
 	unsigned long old, new;	/* the slot's value before and after */
-	bool entry_signed;	/* the slot held a signed address (arm64, PAC on) */
 	bool landed;		/* the victim "returned" to the label */
 	bool returned;		/* the victim came back to its call site */
 };
@@ -85,6 +84,12 @@ static inline unsigned long hp_arm64_pac_flip(unsigned long ptr)
 }
 #endif
 
+/* Does @rq rewrite the victim's shadow call stack entry (not its frame record)? */
+static inline bool hp_bwd_scs_mode(const struct hp_bwd_req *rq)
+{
+	return rq->mode == HP_BWD_SCS_SAME || rq->mode == HP_BWD_SCS_RAW;
+}
+
 /*
  * The victim's body: the saved return address sits above the saved frame
  * pointer in the frame record (arm64) or above the saved rbp (x86_64,
@@ -102,7 +107,7 @@ static __always_inline void hp_bwd_victim_body(struct hp_bwd_req *rq)
 	unsigned long v;
 
 #ifdef CONFIG_ARM64
-	if (rq->mode == HP_BWD_SCS_SAME || rq->mode == HP_BWD_SCS_RAW) {
+	if (hp_bwd_scs_mode(rq)) {
 		unsigned long x18;
 
 		asm volatile("mov %0, x18" : "=r" (x18));

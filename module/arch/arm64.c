@@ -432,12 +432,13 @@ void hp_arm64_pac_scs_entry(struct hp_result *r)
 		hp_set(r, HP_ERROR, "status %d (entry 0x%lx held 0x%lx, call site %pS)",
 		       rq.status, rq.slot, rq.old, rq.expected);
 	} else if (rq.landed) {
+		bool raw = hp_arm64_pac_strip(rq.old) == rq.old;
+
 		hp_set(r, HP_VULNERABLE,
 		       "survived: shadow stack entry at 0x%lx (%s) rewritten 0x%lx -> 0x%lx, unsigned: the victim returned to %pS; %s",
-		       rq.slot, rq.entry_signed ? "signed" : "raw", rq.old, rq.new,
-		       rq.target, order);
+		       rq.slot, raw ? "raw" : "signed", rq.old, rq.new, rq.target, order);
 		/* PAC is on, the compiler's order leaves the entry out of it */
-		r->known_gap = system_supports_address_auth() && !rq.entry_signed;
+		r->known_gap = system_supports_address_auth() && raw;
 	} else {
 		hp_set(r, HP_ERROR,
 		       "shadow stack entry at 0x%lx rewritten 0x%lx -> 0x%lx, yet the victim returned to its call site",
