@@ -356,9 +356,11 @@ def cc_short(e):
 
 
 def known_gaps(cell):
-    """Probes that got through a documented hole (the feature's outcome leaves them out)."""
-    return sum(1 for p in cell.get("probes") or []
-               if p.get("known_gap") and p.get("outcome") == "vulnerable")
+    """"N known gap(s)": probes that got through a documented hole (the feature's
+    outcome leaves them out), or "" when there are none."""
+    n = sum(1 for p in cell.get("probes") or []
+            if p.get("known_gap") and p.get("outcome") == "vulnerable")
+    return f"{n} known gap{'s' if n > 1 else ''}" if n else ""
 
 
 def cell_short(cell, with_cost=True):
@@ -370,9 +372,8 @@ def cell_short(cell, with_cost=True):
         text = "run failed"
     else:
         text = f"{cell['outcome']} {cell['layers']['marks']}"
-        gaps = known_gaps(cell)
-        if gaps:
-            text += f" · {gaps} known gap{'s' if gaps > 1 else ''}"
+        if gaps := known_gaps(cell):
+            text += " · " + gaps
     if cell.get("compiler") is not None:
         text += " · " + cc_mark(cell["compiler"])
     if with_cost and (cell["outcome"] not in ("failed", "missing") or cell["cost"]):
@@ -529,9 +530,8 @@ def render_cell(f, t, cell):
     else:
         summ = f'<span class="o">{h(o)}</span> <span class="l">{h(cell["layers"]["marks"])}</span>'
     extra = []
-    gaps = known_gaps(cell)
-    if gaps:
-        extra.append(f"{gaps} known gap{'s' if gaps > 1 else ''}")
+    if gaps := known_gaps(cell):
+        extra.append(gaps)
     if cell.get("compiler") is not None:
         extra.append(cc_mark(cell["compiler"]))
     if o not in ("missing", "failed") or cell["cost"]:
