@@ -17,6 +17,8 @@ mkdir -p "$HP_TOP/results"
 : >"$L"
 record() { tee -a "$L"; }
 
+hp_say host - "install step against stand-in tools; pipefail audit of scripts/"
+python3 "$HP_TOP/scripts/tests/test_deps.py" | record
 hp_say host - "collector and judge on recorded guest logs"
 python3 "$HP_TOP/scripts/tests/test_bench.py" | record
 hp_say host - "compiler layer (ccprobe) on this machine's compilers"

@@ -27,21 +27,10 @@ for a in "$@"; do
 	esac
 done
 
-# the newest Debian 6.12 amd64 kernel the archive offers both unsigned image and headers for
-debian_pkgs() {
-	local v
-	for v in $(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
-		   awk '{ print $1 }' | sed 's/^linux-headers-//' | sort -V -r); do
-		if apt-cache policy "linux-image-$v-unsigned" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-			echo "linux-image-$v-unsigned linux-headers-$v"
-			return
-		fi
-	done
-}
+. "$(dirname "$0")/lib.sh"
 if [ $debian = yes ]; then
-	. "$(dirname "$0")/lib.sh"
 	if [ -z "$(hp_debian_kernel)" ]; then
-		dp=$(debian_pkgs)
+		dp=$(hp_debian_pkgs)
 		[ -n "$dp" ] || { echo "hardprobe: no linux-image-6.12.*+deb12-amd64-unsigned with matching linux-headers in the package lists (apt-get update?)" >&2; exit 1; }
 		# shellcheck disable=SC2206
 		pkgs+=($dp)
@@ -50,10 +39,13 @@ fi
 
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	# the answer is captured first: a "| grep -q" under pipefail fails when the writer
+	# is still writing after grep has matched (SIGPIPE)
+	st=$(dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null || true)
+	[[ "$st" == *"install ok installed"* ]] || missing+=("$p")
 done
 need_arm64=no
-if [ $arm64 = yes ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if [ $arm64 = yes ] && ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
 	need_arm64=yes
 fi
 [ ${#missing[@]} = 0 ] && [ $need_arm64 = no ] && exit 0

@@ -48,7 +48,7 @@ if [ $rc = 0 ] && grep -q 'Testing complete. Ran [1-9]' "$L/kunit.log" &&
    grep -q 'hardprobe_stack_init' "$L/kunit.log"; then
 	echo "check intree kunit.py-run: ok ($(grep -o 'Ran [0-9]* tests.*' "$L/kunit.log" | tail -n 1))"
 else
-	echo "check intree kunit.py-run: FAIL (exit $rc: $(grep -E 'FAILED|ERROR|error' "$L/kunit.log" | head -n 1 | cut -c1-160))"
+	echo "check intree kunit.py-run: FAIL (exit $rc: $(grep -m 1 -E 'FAILED|ERROR|error' "$L/kunit.log" | cut -c1-160))"
 fi
 
 # the kselftest collection, built and run the kselftest way (on this host the module is
@@ -63,7 +63,7 @@ make -C "$T/tools/testing/selftests" TARGETS=hardprobe O="$L/kselftest" run_test
 	>"$L/kselftest-run.log" 2>&1
 if grep -qE '^(not )?ok [0-9]+ selftests: hardprobe: hardprobe_test' "$L/kselftest-run.log" &&
    ! grep -qE '^not ok [0-9]+ selftests: hardprobe' "$L/kselftest-run.log"; then
-	echo "check intree kselftest-run_tests: ok ($(grep -E 'selftests: hardprobe: hardprobe_test' "$L/kselftest-run.log" | head -n 1))"
+	echo "check intree kselftest-run_tests: ok ($(grep -m 1 -E 'selftests: hardprobe: hardprobe_test' "$L/kselftest-run.log"))"
 else
 	echo "check intree kselftest-run_tests: FAIL ($(tail -n 1 "$L/kselftest-run.log"))"
 fi

@@ -74,6 +74,24 @@ hp_debian_kernel() {
 	true
 }
 
+# hp_debian_pkgs: the newest Debian 6.12 amd64 kernel the archive offers both the unsigned
+# image and the headers for: prints "linux-image-<v>-unsigned linux-headers-<v>" or nothing.
+# Every answer is captured before it is matched: under pipefail, "apt-cache ... | grep -q"
+# fails whenever grep matches before apt-cache has finished writing (SIGPIPE), and every
+# candidate would be rejected (scripts/tests/test_deps.sh runs this against a stand-in).
+hp_debian_pkgs() {
+	local v names policy
+	names=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' 2>/dev/null) || true
+	for v in $(awk '{ print $1 }' <<<"$names" | sed -n 's/^linux-headers-//p' | sort -V -r); do
+		policy=$(apt-cache policy "linux-image-$v-unsigned" 2>/dev/null) || true
+		if grep -q '^ *Candidate: [0-9]' <<<"$policy"; then
+			echo "linux-image-$v-unsigned linux-headers-$v"
+			return
+		fi
+	done
+	true
+}
+
 # hp_make_args: the kbuild variables that select arch and compiler (array HP_MAKE)
 hp_make_args() {
 	local ccache=""
@@ -149,7 +167,7 @@ hp_merged_fragment() {
 hp_builddir() {
 	local ccver key
 	command -v "$HP_CC" >/dev/null || hp_die "compiler $HP_CC not found: run scripts/deps.sh"
-	ccver=$("$HP_CC" --version | head -n 1)
+	ccver=$("$HP_CC" --version | sed -n 1p)
 	HP_CCVER=$ccver
 	key=$( { echo "$HP_SRCID"; echo "$HP_ARCH"; echo "$ccver"; hp_merged_fragment; } | sha256sum | cut -c1-16)
 	HP_BUILD=$HP_CACHE/build/$1-$key
@@ -166,12 +184,12 @@ hp_busybox() {
 	fi
 	if [ ! -x "$dir/bin/busybox" ]; then
 		mkdir -p "$dir/deb"
-		deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb 2>/dev/null | head -n 1)
+		deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb 2>/dev/null | sed -n 1p)
 		if [ -z "$deb" ]; then
 			hp_say fetch - "busybox-static:arm64 (Debian package, unpacked into the cache)"
 			(cd "$dir/deb" && apt-get download busybox-static:arm64 >/dev/null 2>&1) ||
 				hp_die "cannot download busybox-static:arm64: run scripts/deps.sh (it enables the arm64 package architecture)"
-			deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb | head -n 1)
+			deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb | sed -n 1p)
 		fi
 		dpkg-deb -x "$deb" "$dir/root" || hp_die "cannot unpack $deb"
 		mkdir -p "$dir/bin" && cp "$dir/root/bin/busybox" "$dir/bin/busybox"
@@ -179,7 +197,13 @@ hp_busybox() {
 	echo "$dir/bin/busybox"
 }
 
-file_is_static() { ! LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'; }
+# (readelf's answer captured first: "readelf | grep -q" under pipefail fails on SIGPIPE,
+# and the "!" would then call a dynamic binary static)
+file_is_static() {
+	local ph
+	ph=$(LC_ALL=C readelf -l "$1" 2>/dev/null) || return 1
+	! grep -q 'Requesting program interpreter' <<<"$ph"
+}
 
 # hp_qemu ARCH KERNEL INITRD CMDLINE: the QEMU command line (array HP_QEMU)
 hp_qemu() {

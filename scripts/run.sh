@@ -59,7 +59,9 @@ if [ "$HP_ARCH" = x86_64 ] && [ "$(uname -m)" = x86_64 ] && [ -w /dev/kvm ]; the
 	if [ ! -f "$HP_CACHE/kvm-probe" ]; then
 		hp_qemu x86_64 "$image" "$M/initramfs.cpio.gz" "panic=-1 hardprobe.mode=noop"
 		HP_QEMU[2]=kvm
-		if timeout 30 "${HP_QEMU[@]}" 2>&1 | grep -q 'hardprobe:end'; then
+		# (captured, then matched: "qemu | grep -q" under pipefail fails on SIGPIPE)
+		kvmlog=$(timeout 30 "${HP_QEMU[@]}" 2>&1) || true
+		if grep -q 'hardprobe:end' <<<"$kvmlog"; then
 			echo yes >"$HP_CACHE/kvm-probe"
 		else
 			echo no >"$HP_CACHE/kvm-probe"

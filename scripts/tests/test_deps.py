@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of the install step (scripts/deps.sh, lib.sh) with stand-in tools on PATH.
+
+The package selection runs against a stand-in apt-cache that prints a long answer, the
+way the real one does, so that a pipeline that fails on SIGPIPE under pipefail (grep -q
+matching before the writer is done) rejects every candidate and the test sees it. The
+audit then checks that no script running under pipefail matches or cuts a pipeline's
+output early. Prints one "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
+"""
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
+
+
+# a stand-in apt-cache: "search" lists three header packages, "policy" answers with the
+# Candidate line first and then thousands of lines (the version table of a busy archive)
+APT_CACHE = r"""#!/bin/bash
+case "$1" in
+search)
+	for v in 6.12.38+deb12 6.12.43+deb12 6.12.41+deb12; do
+		echo "linux-headers-$v-amd64 - Header files for Linux $v-amd64"
+	done ;;
+policy)
+	echo "$2:"
+	echo "  Installed: (none)"
+	case "$2" in
+	*6.12.43*) echo "  Candidate: (none)" ;;
+	*) echo "  Candidate: ${2#linux-image-}" ;;
+	esac
+	echo "  Version table:"
+	for i in $(seq 1 20000); do echo "     6.12.$i 500 http://deb.debian.org/debian bookworm/main amd64 Packages"; done ;;
+esac
+"""
+
+
+def stand_in(d, name, text):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        f.write(text)
+    os.chmod(p, os.stat(p).st_mode | stat.S_IXUSR)
+
+
+def lib_call(d, call):
+    env = dict(os.environ, PATH=d + ":" + os.environ["PATH"])
+    return subprocess.run(["bash", "-c", f"set -euo pipefail; . '{SCRIPTS}/lib.sh'; {call}"],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_debian_pkgs():
+    with tempfile.TemporaryDirectory(prefix="hp-deps-") as d:
+        stand_in(d, "apt-cache", APT_CACHE)
+        p = lib_call(d, "hp_debian_pkgs")
+        # 6.12.43 has headers but no image candidate: the newest with both is 6.12.41
+        want = "linux-image-6.12.41+deb12-amd64-unsigned linux-headers-6.12.41+deb12-amd64"
+        check("deps-debian-kernel-long-apt-answer", p.stdout.strip() == want and p.returncode == 0,
+              f"(got {p.stdout.strip()!r}, exit {p.returncode})")
+        # nothing on offer: an empty answer, not an error of the script
+        stand_in(d, "apt-cache", "#!/bin/sh\nexit 0\n")
+        p = lib_call(d, "hp_debian_pkgs")
+        check("deps-debian-kernel-none-offered", p.stdout.strip() == "" and p.returncode == 0,
+              f"(got {p.stdout.strip()!r}, exit {p.returncode})")
+
+
+def test_file_is_static():
+    # a stand-in readelf whose long answer names an interpreter early: dynamic
+    with tempfile.TemporaryDirectory(prefix="hp-deps-") as d:
+        stand_in(d, "readelf", "#!/bin/bash\necho '      [Requesting program interpreter: /lib64/ld-linux-x86-64.so.2]'\n"
+                 "for i in $(seq 1 20000); do echo '  LOAD 0x0 0x0 0x0 R E 0x1000'; done\n")
+        p = lib_call(d, "file_is_static /bin/sh && echo static || echo dynamic")
+        check("deps-dynamic-busybox-not-static", p.stdout.strip() == "dynamic", f"(got {p.stdout.strip()!r})")
+
+
+# under pipefail, a pipeline whose reader stops early (grep -q, grep -m, head, sed Nq)
+# fails whenever the writer is still writing: capture the answer first, then match it
+EARLY = re.compile(r"\|\s*(grep\s+(-\w*[qm]\w*|--quiet|--max-count)\b|head\b|sed\s+-n\s+\S*q)")
+
+
+def test_pipefail_audit():
+    bad = []
+    for name in sorted(os.listdir(SCRIPTS)):
+        path = os.path.join(SCRIPTS, name)
+        if not os.path.isfile(path):
+            continue
+        text = open(path, errors="replace").read()
+        if not re.search(r"^\s*set -\w*o pipefail|^\s*\.\s.*lib\.sh", text, re.M) and name != "lib.sh":
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            code = line.split("#", 1)[0] if not line.lstrip().startswith("#") else ""
+            if EARLY.search(code):
+                bad.append(f"{name}:{n}")
+    check("pipefail-no-early-reader", not bad, f"({', '.join(bad)})" if bad else "")
+
+
+def main():
+    test_debian_pkgs()
+    test_file_is_static()
+    test_pipefail_audit()
+    sys.exit(0 if all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
