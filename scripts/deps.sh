@@ -13,7 +13,7 @@ set -euo pipefail
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
       libelf-dev libssl-dev ccache linux-source-6.12 busybox-static qemu-system-x86
       qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      clang-19 lld-19 llvm-19 chromium)
+      clang-19 lld-19 llvm-19 chromium openssl)
 
 # EXTRA_PKGS: more Debian packages (make matrix COMPILERS=clang-22: clang-22 lld-22 llvm-22)
 # shellcheck disable=SC2206
