@@ -186,12 +186,60 @@ static struct kunit_case hp_kunit_cases_suites[] = {
 	{}
 };
 
+#define HP_K "/proc/sys/kernel/"
+
+/* A setting that cannot be read is the one that panics: fatal probes fail closed. */
+static void unreadable_setting_would_panic(struct kunit *test)
+{
+	char why[160] = "";
+
+	KUNIT_EXPECT_TRUE(test, hardprobe_would_panic(HP_K "hardprobe_no_such", HP_K "warn_limit",
+						      "/sys/kernel/warn_count", 1, why,
+						      sizeof(why)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "cannot read"));
+	KUNIT_EXPECT_TRUE(test, hardprobe_would_panic(HP_K "panic_on_warn",
+						      HP_K "hardprobe_no_such",
+						      "/sys/kernel/warn_count", 1, why,
+						      sizeof(why)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "cannot read"));
+	/* a file that holds no number is no better */
+	KUNIT_EXPECT_TRUE(test, hardprobe_would_panic("/proc/cmdline", HP_K "warn_limit",
+						      "/sys/kernel/warn_count", 1, why,
+						      sizeof(why)));
+}
+
+/* Control: the real settings of a kernel that does not panic on warnings. */
+static void readable_settings_answer(struct kunit *test)
+{
+	unsigned long on, lim;
+	char why[160] = "";
+
+	if (hp_setting(HP_K "panic_on_warn", &on) || hp_setting(HP_K "warn_limit", &lim))
+		KUNIT_FAIL(test, "cannot read panic_on_warn/warn_limit on hardprobe's own procfs");
+	if (on || lim)
+		kunit_skip(test, "panic_on_warn=%lu, warn_limit=%lu here", on, lim);
+	KUNIT_EXPECT_FALSE_MSG(test, hardprobe_would_panic(HP_K "panic_on_warn", HP_K "warn_limit",
+							   "/sys/kernel/warn_count", 1, why,
+							   sizeof(why)), "%s", why);
+}
+
+static struct kunit_case hp_kunit_cases_settings[] = {
+	KUNIT_CASE(unreadable_setting_would_panic),
+	KUNIT_CASE(readable_settings_answer),
+	{}
+};
+
+static struct kunit_suite hp_kunit_suite_settings = {
+	.name = "hardprobe_settings",
+	.test_cases = hp_kunit_cases_settings,
+};
+
 static struct kunit_suite hp_kunit_suite_suites = {
 	.name = "hardprobe_suites",
 	.test_cases = hp_kunit_cases_suites,
 };
 
-kunit_test_suites(&hp_kunit_suite_suites,
+kunit_test_suites(&hp_kunit_suite_suites, &hp_kunit_suite_settings,
 		  &hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
 		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
 		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,

@@ -22,6 +22,7 @@
 #include <linux/sort.h>
 
 #include "bench.h"
+#include "hardprobe.h"
 
 #define HP_BENCH_ROUNDS		31
 #define HP_BENCH_ROUND_NS	200000ULL	/* calibrate a round to about this */
@@ -181,6 +182,8 @@ static int hp_bench_show(struct seq_file *m, void *v)
 
 static int hp_bench_open(struct inode *inode, struct file *file)
 {
+	if (hp_locked_down())
+		return -EPERM;
 	return single_open(file, hp_bench_show, NULL);
 }
 

@@ -53,8 +53,12 @@ static int hp_canary_thread(void *arg)
 	struct hp_canary_seen *seen = arg;
 
 	hp_canary_frame(seen);
-	complete(&seen->done);
-	return 0;
+	/*
+	 * complete() and then "return 0" would run module code after the
+	 * waiter may have returned and the module been unloaded: signal and
+	 * exit in one call that never comes back here.
+	 */
+	kthread_complete_and_exit(&seen->done, 0);
 }
 
 static void hp_canary_per_task(struct hp_result *r)

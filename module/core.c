@@ -21,6 +21,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -34,7 +36,26 @@
 #define HP_OUT_SIZE	(128 * 1024)
 
 static int allow_fatal;
-module_param(allow_fatal, int, 0600);
+
+/* allow_fatal takes 0, 1 or 2 and nothing else (-1 must not act as 1) */
+static int hp_allow_fatal_set(const char *val, const struct kernel_param *kp)
+{
+	int v, err = kstrtoint(val, 0, &v);
+
+	if (err)
+		return err;
+	if (v < 0 || v > 2)
+		return -EINVAL;
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops hp_allow_fatal_ops = {
+	.set = hp_allow_fatal_set,
+	.get = param_get_int,
+};
+
+module_param_cb(allow_fatal, &hp_allow_fatal_ops, &allow_fatal, 0600);
 MODULE_PARM_DESC(allow_fatal,
 		 "0: safe probes only (default); 1: also probes that oops the caller; 2: also probes that panic the kernel");
 
@@ -78,13 +99,23 @@ static u64 hp_seq;
 /* Fatal-probe state, one slot per probe, guarded by hp_lock. */
 struct hp_fatal_state {
 	u64 seq;		/* marker of the last attempt, 0: never run */
-	bool in_flight;
-	struct hp_result res;
+	bool in_flight;		/* fired, not returned, not judged yet */
+	struct task_struct *task;	/* the writer that fired it (a reference) */
+	pid_t pid;
+	struct hp_result res;	/* what it returned, or the verdict found */
 };
 
 static struct hp_fatal_state *hp_fatal;
 static unsigned int hp_nr_probes, hp_nr_features;
+/*
+ * The one fatal probe that may be in flight (-1: none), guarded by hp_lock:
+ * while its task lives nothing else runs, safe probes included, so that no
+ * other probe's messages fall between its marker and its catch.
+ */
+static int hp_fatal_cur = -1;
+/* what "run" reads: the last line, or the fatal probe fired last (-1: none) */
 static char hp_last[HP_NAME_MAX + HP_EVIDENCE_LEN + 32];
+static int hp_last_slot = -1;
 static struct dentry *hp_dir;
 
 static const char *const hp_outcome_names[HP_OUTCOME_MAX] = {
@@ -156,35 +187,63 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
 		 flags[0] ? flags : none);
 }
 
+/* a catch's task: within this many lines of its signature, "PID: <pid> " */
+#define HP_TIE_LINES	16
+
+/* What one pass over the log looks for. */
+struct hp_scan {
+	const char *marker;		/* start after the last line holding it, or NULL */
+	const char *const *needles;	/* NULL entries are skipped */
+	unsigned int n;
+	bool *found;
+	char *line;			/* gets the first line holding needles[0] */
+	size_t len;
+	/*
+	 * needles[0] counts only within HP_TIE_LINES lines of a line holding
+	 * @tie: the same report as the task's "PID: <pid> " line
+	 */
+	const char *tie;
+	bool marked;			/* out: the marker was found */
+};
+
 /* the record of the last marker found: a hint, a wrong one only costs a rescan */
 static u64 hp_log_seen;
 
+static void hp_scan_copy(struct hp_scan *sc, char *text)
+{
+	if (!sc->line)
+		return;
+	/* drop the "[    4.386934] " time stamp */
+	if (text[0] == '[' && strstr(text, "] "))
+		text = strstr(text, "] ") + 2;
+	strscpy(sc->line, strim(text), sc->len);
+}
+
 /*
- * One pass over the kernel log: for each of @needles (NULL entries are
- * skipped) whether a line after the last line holding @marker holds it;
- * @line gets the first line holding needles[0].
+ * One pass over the kernel log: for each needle whether a line after the
+ * last line holding the marker holds it.
  *
  * A marker is printed right before the search for it, after the markers of
  * earlier searches: the pass starts at the last marker found, and goes
  * back to the start of the log only if the marker is not there.
  */
-static unsigned int hp_log_scan(const char *marker, const char *const *needles,
-				unsigned int n, bool *found, char *line, size_t len)
+static unsigned int hp_log_scan(struct hp_scan *sc)
 {
+	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0;
 	struct kmsg_dump_iter iter;
-	bool after = !marker, rescan = false;
-	unsigned int i, hits = 0;
+	bool rescan = false;
 	u64 from, seq, mark = 0;
 	size_t k;
 	char *buf;
 
-	memset(found, 0, n * sizeof(*found));
+	sc->marked = !sc->marker;
+	memset(sc->found, 0, sc->n * sizeof(*sc->found));
 	buf = kmalloc(1024, GFP_KERNEL);
 	if (!buf)
 		return 0;
 	kmsg_dump_rewind(&iter);
 	from = READ_ONCE(hp_log_seen);
-	if (marker && from > iter.cur_seq && from < iter.next_seq) {
+	if (sc->marker && from > iter.cur_seq && from < iter.next_seq) {
 		iter.cur_seq = from;
 		rescan = true;
 	}
@@ -192,38 +251,46 @@ again:
 	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
 	     seq = iter.cur_seq) {
 		buf[k] = '\0';
-		if (marker && strstr(buf, marker)) {
-			after = true;
+		if (sc->marker && strstr(buf, sc->marker)) {
+			sc->marked = true;
 			mark = seq;
-			memset(found, 0, n * sizeof(*found));
+			since_tie = UINT_MAX;
+			pending = 0;
+			memset(sc->found, 0, sc->n * sizeof(*sc->found));
 			continue;
 		}
-		if (!after)
+		if (!sc->marked)
 			continue;
-		for (i = 0; i < n; i++) {
-			char *text = buf;
+		if (sc->tie) {
+			bool tie = strstr(buf, sc->tie);
 
-			if (found[i] || !needles[i] || !strstr(buf, needles[i]))
+			since_tie = tie ? 0 : since_tie == UINT_MAX ? since_tie : since_tie + 1;
+			if (!sc->found[0] && strstr(buf, sc->needles[0])) {
+				hp_scan_copy(sc, buf);
+				pending = HP_TIE_LINES + 1;
+			}
+			if (pending && since_tie <= HP_TIE_LINES)
+				sc->found[0] = true;
+			pending -= !!pending;
+		}
+		for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
+			if (sc->found[i] || !sc->needles[i] || !strstr(buf, sc->needles[i]))
 				continue;
-			found[i] = true;
-			if (i || !line)
-				continue;
-			/* drop the "[    4.386934] " time stamp */
-			if (text[0] == '[' && strstr(text, "] "))
-				text = strstr(text, "] ") + 2;
-			strscpy(line, strim(text), len);
+			sc->found[i] = true;
+			if (!i)
+				hp_scan_copy(sc, buf);
 		}
 	}
-	if (rescan && !after) {
+	if (rescan && !sc->marked) {
 		kmsg_dump_rewind(&iter);
 		rescan = false;
 		goto again;
 	}
-	if (marker && after)
+	if (sc->marker && sc->marked)
 		WRITE_ONCE(hp_log_seen, mark);
 	kfree(buf);
-	for (i = 0; i < n; i++)
-		hits += found[i];
+	for (i = 0; i < sc->n; i++)
+		hits += sc->found[i];
 	return hits;
 }
 
@@ -242,8 +309,10 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len)
 {
 	bool found;
+	struct hp_scan sc = { .marker = marker, .needles = &needle, .n = 1,
+			      .found = &found, .line = line, .len = len };
 
-	return hp_log_scan(marker, &needle, 1, &found, line, len) == 1;
+	return hp_log_scan(&sc) == 1;
 }
 
 /**
@@ -262,7 +331,10 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len)
 {
-	return hp_log_scan(marker, needles, n, found, line, len);
+	struct hp_scan sc = { .marker = marker, .needles = needles, .n = n,
+			      .found = found, .line = line, .len = len };
+
+	return hp_log_scan(&sc);
 }
 
 /**
@@ -288,101 +360,6 @@ unsigned long hp_fn_size(const void *fn)
 	if (kstrtoul(slash + 1, 16, &size) || size > 4096)
 		return 0;
 	return size;
-}
-
-/* Read a small text file (procfs, sysctl) into @buf; returns length or -errno. */
-ssize_t hp_read_file(const char *path, char *buf, size_t len)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, buf, len - 1, &pos);
-	filp_close(f, NULL);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
-	strim(buf);
-	return n;
-}
-
-/**
- * hp_cmdline_bool() - a boolean boot parameter as the command line gives it
- * @param: parameter name, e.g. "init_on_alloc"
- * @val: set to its value when present
- *
- * Return: true if "@param=<bool>" is on the kernel command line.
- */
-bool hp_cmdline_bool(const char *param, bool *val)
-{
-	char *buf, *tok, *p;
-	size_t n = strlen(param);
-	bool found = false;
-
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
-		goto out;
-	p = buf;
-	while ((tok = strsep(&p, " ")) != NULL) {
-		if (!strncmp(tok, param, n) && tok[n] == '=' &&
-		    !kstrtobool(tok + n + 1, val))
-			found = true;
-	}
-out:
-	kfree(buf);
-	return found;
-}
-
-/**
- * hp_cmdline_word() - is @word, exactly, one of the kernel command line's words?
- * @word: e.g. "arm64.nopauth" or "kasan.fault=panic"
- */
-bool hp_cmdline_word(const char *word)
-{
-	char *buf, *tok, *p;
-	bool found = false;
-
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
-		goto out;
-	p = buf;
-	while ((tok = strsep(&p, " ")) != NULL)
-		found |= !strcmp(tok, word);
-out:
-	kfree(buf);
-	return found;
-}
-
-static bool hp_sysctl_set(const char *path)
-{
-	char buf[16];
-
-	return hp_read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "0");
-}
-
-/*
- * True if one more oops (or warning) reaches the kernel's limit, which panics:
- * @limit is a sysctl (0: no limit), @count the matching /sys/kernel counter.
- */
-static bool hp_limit_near(const char *limit, const char *count)
-{
-	unsigned long lim, cnt = 0;
-	char buf[24];
-
-	if (hp_read_file(limit, buf, sizeof(buf)) <= 0 || kstrtoul(buf, 10, &lim) || !lim)
-		return false;
-	if (hp_read_file(count, buf, sizeof(buf)) > 0 && kstrtoul(buf, 10, &cnt))
-		cnt = 0;
-	return cnt + 1 >= lim;
-}
-
-/* True when a WARN would panic the kernel: safe probes that warn refuse then. */
-bool hp_warn_panics(void)
-{
-	return hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
 }
 
 /* Flat views of the family tables, built once at load. */
@@ -458,17 +435,98 @@ void hardprobe_feature_layers(const struct hp_feature *f, struct hp_layers *l)
 }
 EXPORT_SYMBOL_GPL(hardprobe_feature_layers);
 
-/* Run a safe probe under the lock and time it. */
-static void hp_run_safe(const struct hp_probe *p, struct hp_result *r)
+/* The fatal probe in @st fired and its task is dying or dead. Under hp_lock. */
+static bool hp_task_gone(const struct hp_fatal_state *st)
 {
+	return st->task && (READ_ONCE(st->task->flags) & PF_EXITING);
+}
+
+/* A fatal probe is in flight and its task lives. Under hp_lock. */
+static bool hp_fatal_busy(void)
+{
+	return hp_fatal_cur >= 0 && !hp_task_gone(&hp_fatal[hp_fatal_cur]);
+}
+
+/* Forget the task of @st (it returned, or its verdict is kept). Under hp_lock. */
+static void hp_fatal_put(struct hp_fatal_state *st)
+{
+	if (st->task)
+		put_task_struct(st->task);
+	st->task = NULL;
+}
+
+/*
+ * Take hp_lock with no fatal probe in flight, waiting up to 5 s for one to
+ * return or die. An oops somewhere else must not wedge every later reader:
+ * the wait ends on a fatal signal.
+ *
+ * Return: 0 with hp_lock held, -EINTR or -EBUSY.
+ */
+static int hp_lock_exclusive(void)
+{
+	unsigned int tries;
+
+	for (tries = 0; ; tries++) {
+		if (mutex_lock_killable(&hp_lock))
+			return -EINTR;
+		if (!hp_fatal_busy())
+			return 0;
+		mutex_unlock(&hp_lock);
+		if (tries >= 500)
+			return -EBUSY;
+		schedule_timeout_killable(msecs_to_jiffies(10));
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
+/*
+ * Run a safe probe alone and time it. A probe that may warn is refused when
+ * that many warnings would panic (panic_on_warn, warn_limit), as a fatal
+ * probe is refused near oops_limit; the warnings it really raised are
+ * counted, and more than it declared is an error of the probe.
+ */
+static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
+{
+	char why[160], ev[HP_EVIDENCE_LEN];
+	unsigned long w0, w1;
+	bool counted;
 	u64 t0;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	mutex_lock(&hp_lock);
+	if (hp_locked_down()) {
+		hp_set(r, HP_UNSUPPORTED, "not run: the kernel is locked down");
+		return -EPERM;
+	}
+	err = hp_lock_exclusive();
+	if (err) {
+		hp_set(r, HP_INCONCLUSIVE, "not run: %s",
+		       err == -EBUSY ? "a fatal probe is still in flight" : "interrupted");
+		return err;
+	}
+	if (p->warns && hp_warn_refusal(p->warns, why, sizeof(why))) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "refused: %s; it raises up to %u warning%s, and a warning then panics",
+		       why, p->warns, p->warns == 1 ? "" : "s");
+		mutex_unlock(&hp_lock);
+		return 0;
+	}
+	counted = !hp_setting("/sys/kernel/warn_count", &w0);
 	t0 = ktime_get_ns();
 	p->run(r);
 	r->ns = ktime_get_ns() - t0;
+	if (counted && !hp_setting("/sys/kernel/warn_count", &w1)) {
+		r->warns = w1 - w0;
+		if (r->warns > p->warns) {
+			strscpy(ev, r->evidence, sizeof(ev));
+			hp_set(r, HP_ERROR,
+			       "raised %u warnings, declared at most %u (its warn_limit refusal is wrong); %s",
+			       r->warns, p->warns, ev);
+		}
+	}
 	mutex_unlock(&hp_lock);
+	return 0;
 }
 
 /**
@@ -476,102 +534,152 @@ static void hp_run_safe(const struct hp_probe *p, struct hp_result *r)
  * @p: the probe
  * @r: its result
  *
- * Return: 0, or -EPERM for a probe that is not safe (those run through
- * debugfs "run" with allow_fatal, never from KUnit).
+ * Return: 0, -EPERM for a probe that is not safe (those run through debugfs
+ * "run" with allow_fatal, never from KUnit) or under lockdown, -EINTR or
+ * -EBUSY when it could not run.
  */
 int hardprobe_run_probe(const struct hp_probe *p, struct hp_result *r)
 {
 	if (p->kind != HP_SAFE)
 		return -EPERM;
-	hp_run_safe(p, r);
-	return 0;
+	return hp_run_safe(p, r);
 }
 EXPORT_SYMBOL_GPL(hardprobe_run_probe);
 
-static const char *hp_fatal_refusal(const struct hp_probe *p)
+/* Why @p may not fire now, into @why; NULL if it may. Under hp_lock. */
+static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *why,
+				    size_t len)
 {
-	bool panics;
+	char panics[160];
 
-	if (p->kind == HP_PANIC && allow_fatal < 2)
+	if (p->kind == HP_PANIC && allow < 2)
 		return "it panics the kernel on success: needs allow_fatal=2 (one probe per boot)";
-	if (!allow_fatal)
+	if (!allow)
 		return "fatal probes need allow_fatal=1";
-	panics = hp_sysctl_set("/proc/sys/kernel/panic_on_oops") ||
-		 hp_sysctl_set("/proc/sys/kernel/panic_on_warn");
-	if (panics && allow_fatal < 2)
-		return "panic_on_oops/panic_on_warn set: a catch would panic; needs allow_fatal=2";
-	panics = hp_limit_near("/proc/sys/kernel/oops_limit", "/sys/kernel/oops_count") ||
-		 hp_limit_near("/proc/sys/kernel/warn_limit", "/sys/kernel/warn_count");
-	if (panics && allow_fatal < 2)
-		return "oops_limit/warn_limit is one oops or warning away: a catch would panic; "
-		       "needs allow_fatal=2";
+	if (allow < 2 && hp_oops_refusal(panics, sizeof(panics))) {
+		scnprintf(why, len, "%s: a catch would panic; needs allow_fatal=2", panics);
+		return why;
+	}
 	return NULL;
 }
 
-/* Fire a fatal probe; returns only if the kernel did not stop it. */
+/*
+ * Fire a fatal probe; returns only if the kernel did not stop it. The
+ * refusal is decided and the probe marked in flight under one hold of
+ * hp_lock, with no other fatal probe in flight: two writers cannot both pass
+ * a check that one oops would fail.
+ */
 static int hp_run_fatal(const struct hp_probe *p, int slot)
 {
 	struct hp_fatal_state *st = &hp_fatal[slot];
+	int allow = READ_ONCE(allow_fatal);
 	struct hp_result r = {};
-	const char *why;
+	const char *refused;
+	char why[224];
 	u64 seq, t0;
+	int err;
 
-	why = hp_fatal_refusal(p);
-	if (why) {
-		pr_notice_ratelimited("refused %s: %s\n", p->name, why);
+	if (hp_locked_down())
+		return -EPERM;
+	err = hp_lock_exclusive();
+	if (err)
+		return err;
+	refused = hp_fatal_refusal(p, allow, why, sizeof(why));
+	if (refused) {
+		mutex_unlock(&hp_lock);
+		pr_notice_ratelimited("refused %s: %s\n", p->name, refused);
 		return -EPERM;
 	}
-	mutex_lock(&hp_lock);
+	hp_fatal_put(st);
 	seq = ++hp_seq;
 	st->seq = seq;
 	st->in_flight = true;
+	st->task = get_task_struct(current);
+	st->pid = task_pid_nr(current);
+	hp_fatal_cur = slot;
+	hp_last_slot = slot;
+	pr_info("begin %s [%llu]\n", p->name, seq);
 	mutex_unlock(&hp_lock);
 
-	pr_info("begin %s [%llu]\n", p->name, seq);
 	t0 = ktime_get_ns();
 	p->run(&r);
 	r.ns = ktime_get_ns() - t0;
 
-	mutex_lock(&hp_lock);
-	if (st->seq == seq) {
-		st->res = r;
-		st->in_flight = false;
+	/* killed while waiting: the probe stays in flight and is judged when we exit */
+	if (!mutex_lock_killable(&hp_lock)) {
+		if (st->seq == seq) {
+			st->res = r;
+			st->in_flight = false;
+			hp_fatal_put(st);
+		}
+		if (hp_fatal_cur == slot)
+			hp_fatal_cur = -1;
+		mutex_unlock(&hp_lock);
 	}
-	mutex_unlock(&hp_lock);
 	pr_info("result %s %s%s: %s\n", p->name, hp_outcome_name(r.outcome),
 		r.known_gap ? " known_gap" : "", r.evidence);
 	return 0;
+}
+
+/*
+ * The verdict on a fatal probe whose task is gone: its own catch is its
+ * signature after its marker, in the same report as its task's
+ * "PID: <pid> " line. Kept once found: the log ring may wrap later.
+ * Under hp_lock.
+ */
+static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
+			   struct hp_result *r)
+{
+	char marker[HP_NAME_MAX + 32], tie[24];
+	const char *sig = p->signature;
+	struct hp_scan sc = { .marker = marker, .needles = &sig, .n = 1,
+			      .line = r->evidence, .len = sizeof(r->evidence),
+			      .tie = tie };
+	bool found;
+
+	sc.found = &found;
+	snprintf(marker, sizeof(marker), "begin %s [%llu]", p->name, st->seq);
+	snprintf(tie, sizeof(tie), " PID: %d ", st->pid);
+	if (sig && hp_log_scan(&sc))
+		r->outcome = HP_PROTECTED;
+	else if (!sc.marked)
+		hp_set(r, HP_ERROR,
+		       "its task (pid %d) died, and the kernel log no longer holds its marker: the verdict is lost (log_buf_len)",
+		       st->pid);
+	else
+		hp_set(r, HP_ERROR,
+		       "its task (pid %d) died without '%s' in its own report: it died of something else",
+		       st->pid, sig ?: "-");
+	st->res = *r;
+	st->in_flight = false;
+	hp_fatal_put(st);
+	if (hp_fatal_cur == st - hp_fatal)
+		hp_fatal_cur = -1;
 }
 
 /* The recorded state of a fatal probe, judged from the log if it never returned. */
 static void hp_fatal_result(const struct hp_probe *p, int slot,
 			    struct hp_result *r)
 {
-	struct hp_fatal_state st;
-	char marker[HP_NAME_MAX + 32];
-
-	mutex_lock(&hp_lock);
-	st = hp_fatal[slot];
-	mutex_unlock(&hp_lock);
+	struct hp_fatal_state *st = &hp_fatal[slot];
 
 	memset(r, 0, sizeof(*r));
-	if (!st.seq) {
+	if (mutex_lock_killable(&hp_lock)) {
+		hp_set(r, HP_INCONCLUSIVE, "not judged: interrupted");
+		return;
+	}
+	if (!st->seq)
 		hp_set(r, HP_NOT_RUN, "%s probe not run: %s", hp_kind_name(p->kind),
 		       p->kind == HP_PANIC ? "needs allow_fatal=2, one per boot" :
 		       "needs allow_fatal=1 and a write to run");
-		return;
-	}
-	if (!st.in_flight) {
-		*r = st.res;
-		return;
-	}
-	snprintf(marker, sizeof(marker), "begin %s [%llu]", p->name, st.seq);
-	if (hp_log_find(marker, p->signature, r->evidence, sizeof(r->evidence)))
-		r->outcome = HP_PROTECTED;
+	else if (!st->in_flight)
+		*r = st->res;
+	else if (!hp_task_gone(st))
+		hp_set(r, HP_INCONCLUSIVE, "in flight: its task (pid %d) has not returned yet",
+		       st->pid);
 	else
-		hp_set(r, HP_ERROR,
-		       "not returned, and no '%s' after its marker: still running, or its task died of something else",
-		       p->signature);
+		hp_fatal_judge(p, st, r);
+	mutex_unlock(&hp_lock);
 }
 
 /* Run every probe (safe ones now, fatal ones from their record) into @run. */
@@ -685,13 +793,16 @@ static int hp_render_open(struct inode *inode, struct file *file)
 	struct hp_out *out;
 	struct seq_buf s;
 
+	if (hp_locked_down())
+		return -EPERM;
 	out = hp_out_alloc(&s);
 	if (!out)
 		return -ENOMEM;
 	run = hp_run_all();
-	if (!run) {
+	if (!run || fatal_signal_pending(current)) {
+		hp_run_free(run);
 		kvfree(out);
-		return -ENOMEM;
+		return run ? -EINTR : -ENOMEM;
 	}
 	render(&s, run);
 	hp_run_free(run);
@@ -726,6 +837,8 @@ static int hp_probes_open(struct inode *inode, struct file *file)
 	struct seq_buf s;
 	unsigned int i;
 
+	if (hp_locked_down())
+		return -EPERM;
 	out = hp_out_alloc(&s);
 	if (!out)
 		return -ENOMEM;
@@ -760,8 +873,23 @@ static bool hp_valid_name(const char *s)
 	return true;
 }
 
-/* Run a probe, or every probe of a feature, by name; records hp_last. */
-static int hp_run_name(const char *name)
+/* "run" reads this: @p's name, outcome and evidence. */
+static void hp_last_set(const struct hp_probe *p, const struct hp_result *r, int slot)
+{
+	if (mutex_lock_killable(&hp_lock))
+		return;
+	snprintf(hp_last, sizeof(hp_last), "%s %s %s\n", p->name,
+		 hp_outcome_name(r->outcome), r->evidence);
+	hp_last_slot = slot;
+	mutex_unlock(&hp_lock);
+}
+
+/*
+ * Run a probe, or every probe of a feature, by name; records what "run"
+ * reads. @init: from module init (run=), where a fatal probe would kill
+ * insmod inside the module's init and leave it stuck "coming": refused.
+ */
+static int hp_run_name(const char *name, bool init)
 {
 	unsigned int i;
 	int ret = -EINVAL;
@@ -775,22 +903,28 @@ static int hp_run_name(const char *name)
 
 		if (strcmp(p->name, name) && strcmp(p->feature, name))
 			continue;
+		if (p->kind != HP_SAFE && init) {
+			pr_err("run=%s: refused %s: a %s probe cannot run at load (its catch would kill insmod inside module init); write its name to debugfs hardprobe/run\n",
+			       name, p->name, hp_kind_name(p->kind));
+			ret = -EPERM;
+			continue;
+		}
 		if (p->kind != HP_SAFE) {
 			err = hp_run_fatal(p, i);
 			if (err)
 				return err;
 			hp_fatal_result(p, i, &r);
+			hp_last_set(p, &r, -1);
 		} else {
-			hp_run_safe(p, &r);
+			err = hp_run_safe(p, &r);
+			if (err)
+				return err;
 			pr_info("result %s %s%s: %s\n", p->name,
 				hp_outcome_name(r.outcome),
 				r.known_gap ? " known_gap" : "", r.evidence);
+			hp_last_set(p, &r, -1);
 		}
-		mutex_lock(&hp_lock);
-		snprintf(hp_last, sizeof(hp_last), "%s %s %s\n", p->name,
-			 hp_outcome_name(r.outcome), r.evidence);
-		mutex_unlock(&hp_lock);
-		ret = 0;
+		ret = ret == -EPERM ? ret : 0;
 	}
 	return ret;
 }
@@ -801,25 +935,44 @@ static ssize_t hp_run_write(struct file *file, const char __user *ubuf,
 	char name[HP_NAME_MAX];
 	int err;
 
+	if (hp_locked_down())
+		return -EPERM;
 	if (count == 0 || count >= sizeof(name))
 		return -EINVAL;
 	if (copy_from_user(name, ubuf, count))
 		return -EFAULT;
 	name[count] = '\0';
-	if (count && name[count - 1] == '\n')
+	if (name[count - 1] == '\n')
 		name[count - 1] = '\0';
-	err = hp_run_name(name);
+	err = hp_run_name(name, false);
 	return err ? err : count;
 }
 
+/*
+ * The last probe's line; after a fatal probe that never returned (its
+ * writer was killed by the catch), that probe's verdict as of now.
+ */
 static ssize_t hp_run_read(struct file *file, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
 	char buf[sizeof(hp_last)];
+	struct hp_result r;
+	int slot;
 
-	mutex_lock(&hp_lock);
+	if (hp_locked_down())
+		return -EPERM;
+	if (mutex_lock_killable(&hp_lock))
+		return -EINTR;
+	slot = hp_last_slot;
 	strscpy(buf, hp_last, sizeof(buf));
 	mutex_unlock(&hp_lock);
+	if (slot >= 0) {
+		const struct hp_probe *p = hp_probe_index(slot);
+
+		hp_fatal_result(p, slot, &r);
+		snprintf(buf, sizeof(buf), "%s %s %s\n", p->name,
+			 hp_outcome_name(r.outcome), r.evidence);
+	}
 	return simple_read_from_buffer(ubuf, count, ppos, buf, strlen(buf));
 }
 
@@ -856,8 +1009,40 @@ out:
 	hp_run_free(run);
 }
 
+static void hp_fatal_put_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; hp_fatal && i < hp_nr_probes; i++)
+		hp_fatal_put(&hp_fatal[i]);
+}
+
+/*
+ * The files are debugfs "unsafe" files: no debugfs reference is held across
+ * a call into them. A writer killed by a fatal probe's catch never returns
+ * from write(), and with debugfs_create_file() the reference it held would
+ * make debugfs_remove() (rmmod) wait for it forever, in D state. Their fops'
+ * owner is this module: an open file pins it, and every file is removed
+ * only in module exit, so nothing of ours runs after removal.
+ */
+static void hp_create_files(void)
+{
+	hp_dir = debugfs_create_dir("hardprobe", NULL);
+	debugfs_create_file_unsafe("probes", 0400, hp_dir, NULL, &hp_probes_fops);
+	debugfs_create_file_unsafe("report", 0400, hp_dir, hp_render_text, &hp_render_fops);
+	debugfs_create_file_unsafe("ktap", 0400, hp_dir, hp_render_ktap, &hp_render_fops);
+	debugfs_create_file_unsafe("json", 0400, hp_dir, hp_render_json, &hp_render_fops);
+	debugfs_create_file_unsafe("run", 0600, hp_dir, NULL, &hp_run_fops);
+	debugfs_create_file_unsafe("bench", 0400, hp_dir, NULL, &hp_bench_fops);
+	debugfs_create_file_unsafe("kstack", 0400, hp_dir, NULL, &hp_kstack_fops);
+}
+
 static int __init hardprobe_init(void)
 {
+	if (hp_locked_down()) {
+		pr_err("the kernel is locked down (lockdown=integrity or confidentiality): hardprobe refuses to load, as its probes write kernel memory the way an attack does\n");
+		return -EPERM;
+	}
 	if (run_at_load && !hp_valid_name(run_at_load)) {
 		pr_err("run=%s: not a probe or feature name\n", run_at_load);
 		return -EINVAL;
@@ -866,20 +1051,13 @@ static int __init hardprobe_init(void)
 		hp_free_tables();
 		return -ENOMEM;
 	}
-
-	hp_dir = debugfs_create_dir("hardprobe", NULL);
-	debugfs_create_file("probes", 0400, hp_dir, NULL, &hp_probes_fops);
-	debugfs_create_file("report", 0400, hp_dir, hp_render_text, &hp_render_fops);
-	debugfs_create_file("ktap", 0400, hp_dir, hp_render_ktap, &hp_render_fops);
-	debugfs_create_file("json", 0400, hp_dir, hp_render_json, &hp_render_fops);
-	debugfs_create_file("run", 0600, hp_dir, NULL, &hp_run_fops);
-	debugfs_create_file("bench", 0400, hp_dir, NULL, &hp_bench_fops);
-	debugfs_create_file("kstack", 0400, hp_dir, NULL, &hp_kstack_fops);
+	hp_settings_init();
+	hp_create_files();
 	pr_info("loaded: %u probes of %u features (target %s)\n", hp_nr_probes,
 		hp_nr_features, target);
 
 	if (run_at_load) {
-		int err = hp_run_name(run_at_load);
+		int err = hp_run_name(run_at_load, true);
 
 		if (err)
 			pr_err("run=%s: %d\n", run_at_load, err);
@@ -892,6 +1070,8 @@ static int __init hardprobe_init(void)
 static void __exit hardprobe_exit(void)
 {
 	debugfs_remove_recursive(hp_dir);
+	hp_settings_exit();
+	hp_fatal_put_all();
 	hp_free_tables();
 }
 

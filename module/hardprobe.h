@@ -37,6 +37,7 @@ struct hp_result {
 	bool known_gap;		/* a documented hole, reported but not failed */
 	char evidence[HP_EVIDENCE_LEN];
 	u64 ns;
+	unsigned int warns;	/* WARN-class reports it raised (warn_count delta) */
 };
 
 /* The evidence layers of a feature, filled from the running kernel. */
@@ -63,6 +64,12 @@ struct hp_probe {
 	/* kernel-log text that proves a catch, for fatal probes */
 	const char *signature;
 	void (*run)(struct hp_result *r);
+	/*
+	 * at most how many WARN-class reports (WARN, UBSAN, KASAN, KFENCE) a
+	 * safe probe raises: it is refused when that many more would reach
+	 * warn_limit, and a run that raises more is an error
+	 */
+	unsigned int warns;
 };
 
 struct hp_family {
@@ -105,6 +112,16 @@ extern const struct file_operations hp_kstack_fops;
 extern const struct hp_family hp_family_backward;
 extern const struct hp_family hp_family_mte;
 extern const struct hp_family hp_family_layout;
+
+/* settings.c: the kernel's settings read on hardprobe's own procfs/sysfs */
+void hp_settings_init(void);
+void hp_settings_exit(void);
+int hp_setting(const char *path, unsigned long *val);
+bool hp_warn_refusal(unsigned int n, char *why, size_t len);
+bool hardprobe_would_panic(const char *panic_on, const char *limit,
+			   const char *count, unsigned int n, char *why, size_t len);
+bool hp_oops_refusal(char *why, size_t len);
+bool hp_locked_down(void);
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,

@@ -149,11 +149,14 @@ static noinline void hp_erase_step(void)
 static ssize_t hp_kstack_read(struct file *file, char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	unsigned long off = hp_ks_sample();
+	unsigned long off;
 	unsigned int total;
 	char buf[48];
 	int n;
 
+	if (hp_locked_down())
+		return -EPERM;
+	off = hp_ks_sample();
 	spin_lock(&hp_ks_lock);
 	hp_ks_ring[hp_ks_total % HP_KS_RING] = off;
 	total = ++hp_ks_total;

@@ -40,7 +40,8 @@
 #define HP_SLAB_NOT_SLAB_KIND \
 	(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? HP_SAFE : HP_FATAL)
 
-#define HP_SLAB_SIG_DOUBLE	"mm/slub.c:"
+/* the BUG of set_freepointer()'s check (the cross-cache WARN also names mm/slub.c) */
+#define HP_SLAB_SIG_DOUBLE	"kernel BUG at "
 #define HP_SLAB_SIG_CROSS	"Wrong slab cache. hardprobe-slab-a-"
 #define HP_SLAB_SIG_PAGE	"virt_to_cache: Object is not a Slab page!"
 

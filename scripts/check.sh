@@ -59,7 +59,7 @@ for t in x86_64-gcc arm64-clang debian; do
 	fi
 	python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect/$t" | record
 	# the kernel's own KTAP parser must accept what we print
-	for f in selftest.ktap fuzz.ktap kunit.ktap ktap.txt; do
+	for f in selftest.ktap fuzz.ktap kunit.ktap trust.ktap ktap.txt; do
 		[ "$t" = debian ] && [ "$f" = kunit.ktap ] && continue
 		if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$HP_TOP/results/$t/$f" \
 			>"$HP_TOP/results/$t/$f.parsed" 2>&1; then
@@ -104,6 +104,14 @@ if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$N/autorun.ktap" >"$N/
 else
 	echo "check nodebugfs autorun-ktap-in-log: FAIL ($(tail -n 1 "$N/autorun.parsed"))" | record
 fi
+
+# under lockdown the module must refuse to load, in its own words (the bench signs it
+# with the build's key, so the kernel's own signature check lets it reach its init)
+hp_say run x86_64-gcc "boot with lockdown=integrity"
+LD=$HP_TOP/results/lockdown
+RESULTS=$LD CMDLINE="lockdown=integrity hardprobe.mode=lockdown" PANIC_GUESTS=no \
+	"$HP_TOP/scripts/run.sh" x86_64-gcc >"$HP_TOP/results/lockdown.run.log" 2>&1
+python3 "$HP_TOP/scripts/judge.py" --lockdown "$LD/x86_64-gcc" | record
 
 # the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
 "$HP_TOP/scripts/intree-check.sh" | record

@@ -33,7 +33,7 @@ cp "$HP_TOP/kunit/.kunitconfig" "$D/.kunitconfig"
 # the same object lists as the out-of-tree build (Kbuild handles both)
 cp "$HP_TOP/Kbuild" "$D/Makefile"
 cp "$HP_TOP"/selftests/hardprobe/* "$S/"
-rm -f "$S/hardprobe_test" "$S/hardprobe_fuzz"
+rm -f "$S/hardprobe_test" "$S/hardprobe_fuzz" "$S/hardprobe_trust"
 
 k=$ksrc/drivers/misc/Kconfig
 if ! grep -q 'drivers/misc/hardprobe/Kconfig' "$k"; then

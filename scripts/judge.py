@@ -3,6 +3,7 @@
 """hardprobe check: judge one target's results directory.
 
 usage: judge.py RESULTS_DIR EXPECT_FILE
+       judge.py --lockdown RESULTS_DIR   (a guest booted lockdown=integrity, mode lockdown)
 Prints one "check <target> <what>: ok|FAIL ..." line per check; exit 1 on any FAIL.
 """
 import json
@@ -48,8 +49,11 @@ def main(rdir, expect_path):
           "" if "===== hardprobe:end" in console else "no end marker (crash or TIMEOUT)")
 
     for name, what in (("selftest.ktap", "kselftest"), ("fuzz.ktap", "fuzz"), ("kunit.ktap", "kunit"),
-                       ("ktap.txt", "report-ktap")):
+                       ("trust.ktap", "trust"), ("ktap.txt", "report-ktap")):
         text = read(os.path.join(rdir, name)) or ""
+        # safe mode (the debug target) fires no fatal probe: no trust run
+        if name == "trust.ktap" and re.search(r"===== hardprobe:begin \S+ safe =====", console):
+            continue
         if name == "kunit.ktap" and kunit_skip:
             check(what + "-skipped", text.startswith("1..0 # SKIP "), text.strip()[:80])
             continue
@@ -101,7 +105,38 @@ def main(rdir, expect_path):
     return 0 if all(results) else 1
 
 
+def lockdown(rdir):
+    """The module under lockdown=integrity: refused in its own words, nothing ran."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import collect  # noqa: E402
+    target = os.path.basename(rdir.rstrip("/"))
+    console = read(os.path.join(rdir, "console.log")) or ""
+    dmesg = collect.frames(console).get("dmesg.txt", "")
+    results = []
+
+    def check(what, ok, detail=""):
+        results.append(ok)
+        print(f"check lockdown-{target} {what}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
+
+    check("guest-finished", "===== hardprobe:end" in console and bool(dmesg),
+          "" if dmesg else "no dmesg frame (crash or TIMEOUT)")
+    check("kernel-locked-down", "Kernel is locked down from command line" in dmesg)
+    refusal = re.search(r"hardprobe: the kernel is locked down.*", dmesg)
+    rc = re.search(r"hardprobe: lockdown insmod rc=(\d+)", console)
+    check("module-refuses-to-load",
+          bool(refusal) and bool(rc) and rc.group(1) != "0" and
+          "hardprobe: lockdown: module loaded" not in console and
+          "hardprobe: lockdown: debugfs hardprobe/ exists" not in console,
+          (refusal.group(0)[:120] if refusal else "no refusal message") +
+          f"; insmod rc={rc.group(1) if rc else '?'}")
+    # autorun=1 was asked for: a refused module prints no KTAP and runs no probe
+    check("no-probe-ran", "hardprobe: KTAP version 1" not in dmesg and "hardprobe: result " not in dmesg)
+    return 0 if all(results) else 1
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--lockdown":
+        sys.exit(lockdown(sys.argv[2]))
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

@@ -32,7 +32,7 @@ hp_sign_modules "$kdir" "$out"/*.ko
 ucc=gcc
 [ "$HP_ARCH" = arm64 ] && ucc=aarch64-linux-gnu-gcc
 command -v "$ucc" >/dev/null || hp_die "$ucc not found: run scripts/deps.sh"
-for prog in hardprobe_test hardprobe_fuzz; do
+for prog in hardprobe_test hardprobe_fuzz hardprobe_trust; do
 	"$ucc" -O2 -Wall -Werror -static -o "$out/$prog" "$HP_TOP/selftests/hardprobe/$prog.c" ||
 		hp_die "$target: selftest $prog build failed"
 done

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe trust kselftest: the refusals fail closed and the module always
+ * unloads. Each test provokes the situation in which a wrong refusal would
+ * crash the kernel, so a regression shows as a failed test or, at worst, as
+ * a panic that ends the run loudly; never as a silent pass.
+ *
+ *  - a writer in a private mount namespace that overmounts /proc/sys with
+ *    a tmpfs saying "no panic settings", and a writer chrooted into an empty
+ *    directory, are refused while the real oops_limit is one oops away;
+ *  - two writers fire at once with room for one oops: one is caught, the
+ *    other refused (the check and the trigger are one step);
+ *  - allow_fatal rejects values outside 0..2 and keeps its value;
+ *  - after a caught fatal probe, "run" reads that probe's verdict, and
+ *    rmmod returns within seconds (no writer's debugfs reference left);
+ *  - run=<fatal probe> at load is refused with a message, and the module
+ *    is live afterwards.
+ *
+ * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe]
+ * It needs root, a caught fatal probe (default nx.kmalloc) and a loaded
+ * hardprobe, which it unloads and reloads. Prints KTAP version 1; exits 0
+ * (pass), 1 (a failure) or 4 (skip).
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "hp_util.h"
+
+#define OOPS_LIMIT	"/proc/sys/kernel/oops_limit"
+#define OOPS_COUNT	"/sys/kernel/oops_count"
+#define NR_TESTS	9
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *module_path, *module_args = "", *probe = "nx.kmalloc";
+
+static int set_long(const char *path, long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", v);
+	return write_file(path, buf, strlen(buf));
+}
+
+/* A child writes @name to "run" after @setup; its exit code says what it got. */
+enum { W_RAN = 0, W_EPERM = 2, W_EBUSY = 3, W_OTHER = 4, W_SETUP = 5 };
+
+static int writer_code(int err)
+{
+	return err == 0 ? W_RAN : err == -EPERM ? W_EPERM : err == -EBUSY ? W_EBUSY : W_OTHER;
+}
+
+/* Wait for @pid up to @secs; its status, or -1 (killed after the timeout). */
+static int wait_for(pid_t pid, int secs)
+{
+	int status, i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+static const char *status_str(int status, char *buf, size_t len)
+{
+	if (status < 0)
+		snprintf(buf, len, "still running after the timeout");
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (the probe fired)", WTERMSIG(status));
+	else
+		snprintf(buf, len, "exit %d (%s)", WEXITSTATUS(status),
+			 WEXITSTATUS(status) == W_RAN ? "ran and returned" :
+			 WEXITSTATUS(status) == W_EPERM ? "refused" :
+			 WEXITSTATUS(status) == W_EBUSY ? "busy" :
+			 WEXITSTATUS(status) == W_SETUP ? "setup failed" : "other error");
+	return buf;
+}
+
+/* A fake /proc/sys/kernel saying that nothing panics. */
+static int fake_proc_sys(void)
+{
+	static const char *const files[] = {
+		"panic_on_oops", "panic_on_warn", "oops_limit", "warn_limit",
+	};
+	char path[128];
+	unsigned int i;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", "/proc/sys", "tmpfs", 0, "mode=0755") ||
+	    mkdir("/proc/sys/kernel", 0755))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "/proc/sys/kernel/%s", files[i]);
+		if (set_long(path, 0) && write_file(path, "0\n", 2))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Fire @probe from a child whose view of the kernel's settings is a lie:
+ * @how 0, /proc/sys overmounted in a private mount namespace; 1, chrooted
+ * into an empty directory (the "run" file opened before).
+ */
+static int refused_writer(int how)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open(HP_DIR "/run", O_WRONLY);
+		char dir[] = "/tmp/hp-trust-XXXXXX";
+		ssize_t n;
+
+		if (fd < 0)
+			_exit(W_SETUP);
+		if (how == 0 && (unshare(CLONE_NEWNS) || fake_proc_sys()))
+			_exit(W_SETUP);
+		if (how == 1 && (!mkdtemp(dir) || chroot(dir) || chdir("/")))
+			_exit(W_SETUP);
+		n = write(fd, probe, strlen(probe));
+		_exit(writer_code(n < 0 ? -errno : 0));
+	}
+	return wait_for(pid, 30);
+}
+
+static void test_refusals(void)
+{
+	static const char *const names[] = {
+		"refused_in_private_mount_ns_with_fake_proc_sys",
+		"refused_in_chroot_without_proc",
+	};
+	long limit = read_long(OOPS_LIMIT), count = read_long(OOPS_COUNT);
+	char buf[96], marker[160], line[LINE];
+	int how, status;
+
+	for (how = 0; how < 2; how++) {
+		if (limit < 0 || count < 0 || set_long(OOPS_LIMIT, count + 1)) {
+			result(true, names[how], "SKIP",
+			       "cannot read or set oops_limit/oops_count");
+			continue;
+		}
+		mark(marker, sizeof(marker), names[how]);
+		status = refused_writer(how);
+		set_long(OOPS_LIMIT, limit);
+		result(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == W_EPERM &&
+		       log_find(marker, "hardprobe: refused", line, sizeof(line)),
+		       names[how], NULL, "oops_limit=%ld, oops_count=%ld: %s; log: %s",
+		       count + 1, count, status_str(status, buf, sizeof(buf)),
+		       log_find(marker, "hardprobe: refused", line, sizeof(line)) ? line :
+		       "no refusal");
+	}
+}
+
+/* Two writers at once with room for exactly one oops: one caught, one refused. */
+static void test_serialised(void)
+{
+	const char *name = "two_writers_one_oops_of_room";
+	long limit = read_long(OOPS_LIMIT), count = read_long(OOPS_COUNT);
+	int go[2], i, status[2], died = 0, refused = 0;
+	char b0[96], b1[96];
+	pid_t pid[2];
+
+	if (limit < 0 || count < 0 || pipe(go) || set_long(OOPS_LIMIT, count + 2)) {
+		result(true, name, "SKIP", "cannot read or set oops_limit/oops_count");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (!pid[i]) {
+			int fd = open(HP_DIR "/run", O_WRONLY);
+			char c;
+			ssize_t n;
+
+			close(go[1]);
+			if (fd < 0 || read(go[0], &c, 1) != 0)
+				_exit(W_SETUP);
+			n = write(fd, probe, strlen(probe));
+			_exit(writer_code(n < 0 ? -errno : 0));
+		}
+	}
+	close(go[0]);
+	close(go[1]);	/* both start now */
+	for (i = 0; i < 2; i++) {
+		status[i] = pid[i] > 0 ? wait_for(pid[i], 30) : -1;
+		died += status[i] >= 0 && WIFSIGNALED(status[i]);
+		refused += status[i] >= 0 && WIFEXITED(status[i]) &&
+			   WEXITSTATUS(status[i]) == W_EPERM;
+	}
+	set_long(OOPS_LIMIT, limit);
+	result(died == 1 && refused == 1, name, NULL,
+	       "oops_limit=%ld from oops_count=%ld: writer 1 %s, writer 2 %s", count + 2, count,
+	       status_str(status[0], b0, sizeof(b0)), status_str(status[1], b1, sizeof(b1)));
+}
+
+static void test_allow_fatal_range(void)
+{
+	static const char *const bad[] = { "-1", "3", "99", "abc", "" };
+	char before[16], after[16];
+	unsigned int i, rejected = 0;
+
+	if (read_text(HP_PARAM, before, sizeof(before))) {
+		result(true, "allow_fatal_rejects_out_of_range", "SKIP", "no %s", HP_PARAM);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		rejected += write_file(HP_PARAM, bad[i], strlen(bad[i])) == -EINVAL;
+	read_text(HP_PARAM, after, sizeof(after));
+	result(rejected == ARRAY_SIZE(bad) && !strcmp(before, after),
+	       "allow_fatal_rejects_out_of_range", NULL,
+	       "%u of %zu bad values rejected with EINVAL; value %s before, %s after",
+	       rejected, ARRAY_SIZE(bad), before, after);
+}
+
+static int load(const char *extra)
+{
+	char args[LINE];
+	int fd = open(module_path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(args, sizeof(args), "%s %s", module_args, extra);
+	err = syscall(SYS_finit_module, fd, args, 0) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* rmmod from a child, so that a hang is seen and does not hang us. */
+static int unload(int secs, char *why, size_t len)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(syscall(SYS_delete_module, "hardprobe", O_NONBLOCK) ? errno : 0);
+	status = wait_for(pid, secs);
+	if (status < 0)
+		snprintf(why, len, "rmmod still blocked after %d s", secs);
+	else
+		snprintf(why, len, "rmmod: %s", WEXITSTATUS(status) ?
+			 strerror(WEXITSTATUS(status)) : "ok");
+	return status < 0 ? -1 : WEXITSTATUS(status);
+}
+
+static void test_catch_then_unload(void)
+{
+	char b[96], why[96], run[LINE] = "", want[128];
+	pid_t pid;
+	int status;
+
+	if (write_file(HP_PARAM, "1", 1)) {
+		result(false, "run_reads_the_caught_probe", NULL, "cannot set allow_fatal=1");
+		result(false, "rmmod_after_a_catch", NULL, "cannot set allow_fatal=1");
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		int err = write_file(HP_DIR "/run", probe, strlen(probe));
+
+		_exit(writer_code(err));
+	}
+	status = pid > 0 ? wait_for(pid, 30) : -1;
+	read_text(HP_DIR "/run", run, sizeof(run));
+	snprintf(want, sizeof(want), "%s protected ", probe);
+	result(status >= 0 && WIFSIGNALED(status) && !strncmp(run, want, strlen(want)),
+	       "run_reads_the_caught_probe", NULL, "writer %s; run reads: %.200s",
+	       status_str(status, b, sizeof(b)), run);
+	status = unload(10, why, sizeof(why));
+	result(status == 0, "rmmod_after_a_catch", NULL, "%s", why);
+}
+
+static void test_fatal_run_at_load(void)
+{
+	char marker[160], line[LINE], state[32] = "", arg[128], why[96];
+	int err;
+
+	mark(marker, sizeof(marker), "run_param_fatal");
+	snprintf(arg, sizeof(arg), "allow_fatal=1 run=%s", probe);
+	err = load(arg);
+	read_text("/sys/module/hardprobe/initstate", state, sizeof(state));
+	result(!err && !strcmp(state, "live") &&
+	       log_find(marker, "cannot run at load", line, sizeof(line)),
+	       "run_param_fatal_refused_at_load", NULL, "insmod %s: %s, initstate %s; log: %s",
+	       arg, err ? strerror(-err) : "ok", state[0] ? state : "-",
+	       log_find(marker, "cannot run at load", line, sizeof(line)) ? line : "no refusal");
+	err = err ? err : unload(10, why, sizeof(why));
+	result(!err, "rmmod_after_run_param", NULL, "%s", err ? "failed" : why);
+}
+
+int main(int argc, char **argv)
+{
+	int c, i;
+
+	while ((c = getopt(argc, argv, "m:a:p:")) != -1) {
+		if (c == 'm')
+			module_path = optarg;
+		else if (c == 'a')
+			module_args = optarg;
+		else if (c == 'p')
+			probe = optarg;
+	}
+	printf("KTAP version 1\n1..%d\n", NR_TESTS);
+	if (!module_path || geteuid() || load_probes()) {
+		for (i = 0; i < NR_TESTS; i++)
+			result(true, "trust", "SKIP", "%s", !module_path ? "needs -m hardprobe.ko" :
+			       geteuid() ? "needs root" : "hardprobe is not loaded");
+		return KSFT_SKIP;
+	}
+	for (i = 0; i < nr_probes && strcmp(probes[i].name, probe); i++)
+		;
+	if (i == nr_probes || strcmp(probes[i].kind, "fatal") || !probes[i].configured) {
+		for (i = 0; i < NR_TESTS; i++)
+			result(true, "trust", "SKIP", "%s is not a configured fatal probe here",
+			       probe);
+		return KSFT_SKIP;
+	}
+	if (write_file(HP_PARAM, "1", 1)) {
+		for (i = 0; i < NR_TESTS; i++)
+			result(false, "trust", NULL, "cannot set allow_fatal=1");
+		return KSFT_FAIL;
+	}
+	test_refusals();
+	test_serialised();
+	test_allow_fatal_range();
+	test_catch_then_unload();
+	test_fatal_run_at_load();
+	/* the module as we found it, for whatever runs next */
+	c = load("");
+	result(!c, "reload", NULL, "insmod %s: %s", module_path, c ? strerror(-c) : "ok");
+	printf("# trust: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	return failed ? KSFT_FAIL : KSFT_PASS;
+}
