@@ -85,21 +85,28 @@ static int hp_cfi_cmp(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static hp_cfi_int_fn hp_cfi_ptr;
-static int (*hp_cfi_kstrtoint)(const char *s, unsigned int base, int *res);
+/*
+ * Every call goes through a local pointer the compiler cannot see through
+ * (OPTIMIZER_HIDE_VAR), never a shared one: a legal call of one run must
+ * not go through the bad pointer another run stored. (A fatal probe also
+ * runs alone: hp_lock_exclusive() in the core.)
+ */
+static atomic_t hp_cfi_seq = ATOMIC_INIT(0);
 
 /* Legal indirect calls must pass: in the module, module to kernel, kernel to module. */
 static bool hp_cfi_legal(struct hp_result *r)
 {
+	int (*to_kernel)(const char *s, unsigned int base, int *res) = kstrtoint;
+	hp_cfi_int_fn fn = hp_cfi_int_target;
 	int v[4] = { 3, 1, 4, 2 }, n = 0;
 
-	WRITE_ONCE(hp_cfi_ptr, hp_cfi_int_target);
-	if (READ_ONCE(hp_cfi_ptr)(41) != 42) {
+	OPTIMIZER_HIDE_VAR(fn);
+	if (fn(41) != 42) {
 		hp_set(r, HP_ERROR, "a matched-prototype call went wrong");
 		return false;
 	}
-	WRITE_ONCE(hp_cfi_kstrtoint, kstrtoint);
-	if (READ_ONCE(hp_cfi_kstrtoint)("42", 10, &n) || n != 42) {
+	OPTIMIZER_HIDE_VAR(to_kernel);
+	if (to_kernel("42", 10, &n) || n != 42) {
 		hp_set(r, HP_ERROR, "an indirect call into the kernel (kstrtoint) went wrong");
 		return false;
 	}
@@ -114,24 +121,24 @@ static bool hp_cfi_legal(struct hp_result *r)
 static void hp_cfi_run(struct hp_result *r, void *target, const char *proto,
 		       const char *sig)
 {
-	static unsigned int seq;
+	hp_cfi_int_fn fn = (hp_cfi_int_fn)target;
 	char marker[48];
 
 	if (!hp_cfi_legal(r))
 		return;
 	/* positive control: the same mismatched call without CFI checks */
 	WRITE_ONCE(hp_cfi_hit, 0);
-	WRITE_ONCE(hp_cfi_ptr, (hp_cfi_int_fn)target);
-	hp_cfi_call_unchecked(READ_ONCE(hp_cfi_ptr), 0x11);
+	OPTIMIZER_HIDE_VAR(fn);
+	hp_cfi_call_unchecked(fn, 0x11);
 	if (READ_ONCE(hp_cfi_hit) != 0x5a11) {
 		hp_set(r, HP_INCONCLUSIVE, "control: the unchecked call did not reach %s",
 		       proto);
 		return;
 	}
 	WRITE_ONCE(hp_cfi_hit, 0);
-	snprintf(marker, sizeof(marker), "kcfi call [%u]", ++seq);
+	snprintf(marker, sizeof(marker), "kcfi call [%d]", atomic_inc_return(&hp_cfi_seq));
 	pr_info("%s: int (*)(int) -> %s\n", marker, proto);
-	READ_ONCE(hp_cfi_ptr)(0x22);
+	fn(0x22);
 
 	/* still here: permissive mode warned, or nothing checked the call */
 	if (hp_log_find(marker, sig, r->evidence, sizeof(r->evidence))) {
@@ -208,8 +215,8 @@ static bool hp_ibt_active(void)
 static void hp_ibt_run(struct hp_result *r)
 {
 	const u8 *entry = (const u8 *)hp_ibt_target;
+	hp_cfi_int_fn fn = hp_ibt_target;
 	char marker[48];
-	static unsigned int seq;
 
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hp_ibt_active()) {
 		hp_set(r, HP_UNSUPPORTED,
@@ -228,13 +235,13 @@ static void hp_ibt_run(struct hp_result *r)
 		return;
 	}
 	/* the legal call, kCFI-checked where there is kCFI */
-	WRITE_ONCE(hp_cfi_ptr, hp_ibt_target);
-	if (READ_ONCE(hp_cfi_ptr)(0x11) != 0x5a11) {
+	OPTIMIZER_HIDE_VAR(fn);
+	if (fn(0x11) != 0x5a11) {
 		hp_set(r, HP_ERROR, "the legal call to hp_ibt_target went wrong");
 		return;
 	}
 	WRITE_ONCE(hp_cfi_hit, 0);
-	snprintf(marker, sizeof(marker), "ibt call [%u]", ++seq);
+	snprintf(marker, sizeof(marker), "ibt call [%d]", atomic_inc_return(&hp_cfi_seq));
 	pr_info("%s: indirect call to hp_ibt_target+4\n", marker);
 	/*
 	 * the bug: a call past the landing pad, from code without kCFI (the
