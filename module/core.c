@@ -40,11 +40,10 @@ static int allow_fatal;
 /* allow_fatal takes 0, 1 or 2 and nothing else (-1 must not act as 1) */
 static int hp_allow_fatal_set(const char *val, const struct kernel_param *kp)
 {
-	int v, err = kstrtoint(val, 0, &v);
+	int v;
 
-	if (err)
-		return err;
-	if (v < 0 || v > 2)
+	/* not a number, or out of int's range (ERANGE): no value either way */
+	if (kstrtoint(val, 0, &v) || v < 0 || v > 2)
 		return -EINVAL;
 	WRITE_ONCE(*(int *)kp->arg, v);
 	return 0;

@@ -105,8 +105,8 @@ else
 	echo "check nodebugfs autorun-ktap-in-log: FAIL ($(tail -n 1 "$N/autorun.parsed"))" | record
 fi
 
-# under lockdown the module must refuse to load, in its own words (the bench signs it
-# with the build's key, so the kernel's own signature check lets it reach its init)
+# under lockdown no probe may run: the unsigned module is refused (by the kernel's
+# signature rule here; hardprobe's own refusal is checked in kunit.py's built-in boot)
 hp_say run x86_64-gcc "boot with lockdown=integrity"
 LD=$HP_TOP/results/lockdown
 RESULTS=$LD CMDLINE="lockdown=integrity hardprobe.mode=lockdown" PANIC_GUESTS=no \

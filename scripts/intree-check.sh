@@ -51,6 +51,19 @@ else
 	echo "check intree kunit.py-run: FAIL (exit $rc: $(grep -m 1 -E 'FAILED|ERROR|error' "$L/kunit.log" | cut -c1-160))"
 fi
 
+# the same kernel under lockdown=integrity: the built-in hardprobe refuses at init, in
+# its own words, and no probe runs (the suites are then empty or skipped)
+(cd "$T" && timeout 600 python3 tools/testing/kunit/kunit.py exec --build_dir="$K" \
+	--kernel_args=lockdown=integrity --raw_output=all --timeout=300) >"$L/kunit-lockdown.log" 2>&1
+if grep -q 'Kernel is locked down from command line' "$L/kunit-lockdown.log" &&
+   grep -q 'hardprobe: the kernel is locked down' "$L/kunit-lockdown.log" &&
+   ! grep -q -E ': (protected|vulnerable|inconclusive|unsupported|error): ' "$L/kunit-lockdown.log" &&
+   ! grep -q 'hardprobe: loaded: ' "$L/kunit-lockdown.log"; then
+	echo "check intree kunit.py-lockdown-refused: ok ($(grep -o 'hardprobe: the kernel is locked down[^:]*' "$L/kunit-lockdown.log" | sed -n 1p))"
+else
+	echo "check intree kunit.py-lockdown-refused: FAIL (see $L/kunit-lockdown.log)"
+fi
+
 # the kselftest collection, built and run the kselftest way (on this host the module is
 # not loaded, so the programs report a skip; the bench runs them in its guests)
 if make -C "$T/tools/testing/selftests" TARGETS=hardprobe O="$L/kselftest" >"$L/kselftest-build.log" 2>&1 &&

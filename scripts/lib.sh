@@ -92,18 +92,6 @@ hp_debian_pkgs() {
 	true
 }
 
-# hp_sign_modules KDIR MODULE...: sign with KDIR's certs/signing_key.pem, if it has one
-hp_sign_modules() {
-	local kdir=$1 hash m
-	shift
-	[ -f "$kdir/certs/signing_key.pem" ] && [ -x "$kdir/scripts/sign-file" ] || return 0
-	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kdir/.config")
-	for m in "$@"; do
-		"$kdir/scripts/sign-file" "${hash:-sha512}" "$kdir/certs/signing_key.pem" \
-			"$kdir/certs/signing_key.x509" "$m" || hp_die "cannot sign $m with $kdir's key"
-	done
-}
-
 # hp_make_args: the kbuild variables that select arch and compiler (array HP_MAKE)
 hp_make_args() {
 	local ccache=""
