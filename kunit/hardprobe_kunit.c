@@ -11,7 +11,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/kasan-enabled.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
 #include "../module/hardprobe.h"
@@ -38,6 +42,46 @@ static const void *hp_kunit_next(const char *feature, const void *prev,
 	return NULL;
 }
 
+/*
+ * A feature's own switch, where a module can read it. With the switch off
+ * a catch is another mechanism's work: the probe must not say protected.
+ * Returns the switch's state as text if it is off, else NULL.
+ */
+static const char *hp_kunit_switch_off(const char *feature)
+{
+	if (!strcmp(feature, "heap_init_alloc") && !want_init_on_alloc(GFP_KERNEL))
+		return "want_init_on_alloc(GFP_KERNEL)=0";
+	if (!strcmp(feature, "heap_init_free") && !want_init_on_free())
+		return "want_init_on_free()=0";
+	if (!strcmp(feature, "stack_guard") && !is_vmalloc_addr(task_stack_page(current)))
+		return "the task stack is not in vmalloc space";
+	if (!strcmp(feature, "slab_free") && !IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		return "CONFIG_SLAB_FREELIST_HARDENED=n";
+	if (!strcmp(feature, "mte") && !kasan_hw_tags_enabled())
+		return "KASAN hardware tags off";
+	return NULL;
+}
+
+/* A protected verdict must be the feature's own work, not another mechanism's. */
+static void hp_kunit_own_work(struct kunit *test, const struct hp_probe *p,
+			      const struct hp_result *r)
+{
+	const char *off = hp_kunit_switch_off(p->feature);
+
+	if (off)
+		KUNIT_FAIL(test, "%s: protected while %s: %s", p->name, off, r->evidence);
+	/* init_on_free clears the object first: only the refilled object shows init_on_alloc */
+	if (!strcmp(p->name, "heap_init_alloc.slab") && want_init_on_free() &&
+	    !IS_ENABLED(CONFIG_KASAN))
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(r->evidence, "filled again"),
+					  "init_on_free is on: protected without the refill: %s",
+					  r->evidence);
+	if (!strcmp(p->name, "heap_init_alloc.page"))
+		KUNIT_EXPECT_FALSE_MSG(test, want_init_on_free(),
+				       "the page allocator skips init_on_alloc while init_on_free is on: %s",
+				       r->evidence);
+}
+
 static void probe_matches_config(struct kunit *test)
 {
 	const struct hp_probe *p = test->param_value;
@@ -56,6 +100,7 @@ static void probe_matches_config(struct kunit *test)
 
 	switch (r.outcome) {
 	case HP_PROTECTED:
+		hp_kunit_own_work(test, p, &r);
 		return;
 	case HP_VULNERABLE:
 		if (r.known_gap)

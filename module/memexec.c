@@ -294,6 +294,13 @@ static void hp_guard_nofault(struct hp_result *r)
 	}
 	below = copy_from_kernel_nofault(&b, stack - 1, 1);
 	above = copy_from_kernel_nofault(&b, stack + THREAD_SIZE, 1);
+	if (below && above && !is_vmalloc_addr(stack)) {
+		/* no vmalloc'd stack, no guard pages: an unmapped neighbour is someone else's */
+		hp_set(r, HP_INCONCLUSIVE,
+		       "bytes around the task stack at %p unmapped (%ld/%ld), but the stack is not in vmalloc space, so no guard page did it (DEBUG_PAGEALLOC unmaps free pages)",
+		       stack, below, above);
+		return;
+	}
 	if (below && above) {
 		hp_set(r, HP_PROTECTED,
 		       "bytes below and above the %lu KiB task stack at %p: %ld/%ld (unmapped); its own first/last byte read fine",
@@ -314,6 +321,19 @@ static void hp_guard_leading(struct hp_result *r)
 		return;
 	/* control: the stack's own lowest byte; then the bug, a plain read below it */
 	b = READ_ONCE(stack[0]);
+	/*
+	 * Without a vmalloc'd stack there is no guard page: an oops on the
+	 * page below would be another mechanism's (DEBUG_PAGEALLOC's), and
+	 * the log signature alone (arm64's is a generic paging request line)
+	 * could not tell.
+	 */
+	if (!is_vmalloc_addr(stack) &&
+	    copy_from_kernel_nofault(&b, stack - 1, 1)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "the byte below the task stack at %p is unmapped, but the stack is not in vmalloc space: no guard page did it (DEBUG_PAGEALLOC?); not read",
+		       stack - 1);
+		return;
+	}
 	pr_info("hardprobe: stack_guard: reading the byte below the task stack at %p\n",
 		stack - 1);
 	b = READ_ONCE(stack[-1]);

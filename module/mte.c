@@ -124,6 +124,14 @@ static void hp_mte_judge(struct hp_result *r, const char *what, const char *wher
 	u8 ctl, val;
 
 	hit = hp_mte_try(what, p, line, sizeof(line), &ctl, &val, &restored);
+	if (hit && !(IS_ENABLED(CONFIG_KASAN_HW_TAGS) && kasan_hw_tags_enabled())) {
+		/* generic or software-tag KASAN instruments the read itself */
+		hp_set(r, HP_INCONCLUSIVE,
+		       "\"%s\" for a read of %s, but KASAN hardware tags are off: software KASAN (%s) caught it, not MTE",
+		       strim(line), where,
+		       IS_ENABLED(CONFIG_KASAN_GENERIC) ? "generic" : "software tags");
+		return;
+	}
 	if (hit) {
 		hp_set(r, HP_PROTECTED,
 		       "\"%s\" for a read of %s (pointer tag 0x%02x)%s; control: the same byte read through the match-all tag unreported (0x%02x)",

@@ -20,6 +20,10 @@
  *   slab_free() works on a NULL slab (an oops at best), so the probe is
  *   fatal on such a kernel.
  *
+ * cache_from_obj() also checks for a cache that slub_debug's consistency
+ * checks (F) are on for: on a kernel without SLAB_FREELIST_HARDENED such a
+ * catch is slub_debug's, and inconclusive for this feature.
+ *
  * A caught double free kills the task inside kmem_cache_free(): the cache
  * (a fresh name per run) is left behind with its one slab. A vulnerable
  * double free is repaired where the freelist is known (see
@@ -55,6 +59,23 @@
 
 static atomic_t hp_slab_seq = ATOMIC_INIT(0);
 static bool hp_slab_page_warned;
+
+/*
+ * Who checked a free: cache_from_obj() looks the object's cache up when
+ * SLAB_FREELIST_HARDENED is built, or for a cache with slub_debug's
+ * consistency checks (F) on. Without the hardening a catch is slub_debug's
+ * work, not this feature's.
+ */
+static enum hp_outcome hp_slab_catch(void)
+{
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? HP_PROTECTED : HP_INCONCLUSIVE;
+}
+
+static const char *hp_slab_by(void)
+{
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? "" :
+	       " by slub_debug's consistency checks, not SLAB_FREELIST_HARDENED (not built)";
+}
 
 static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size)
 {
@@ -185,10 +206,10 @@ static void hp_slab_cross_cache(struct hp_result *r)
 	y = kmem_cache_alloc(b, GFP_KERNEL);
 	if (y)
 		kmem_cache_free(b, y);
-	hp_set(r, logged ? HP_PROTECTED : HP_VULNERABLE,
-	       "kmem_cache_free(a, object of b) %s; b %s the object again; log: %s",
+	hp_set(r, !logged ? HP_VULNERABLE : hp_slab_catch(),
+	       "kmem_cache_free(a, object of b) %s%s; b %s the object again; log: %s",
 	       logged ? "warned" : "accepted without a word",
-	       y == x ? "handed out" : "did not hand out",
+	       logged ? hp_slab_by() : "", y == x ? "handed out" : "did not hand out",
 	       logged ? line : "nothing");
 out:
 	kmem_cache_destroy(a);
@@ -246,9 +267,9 @@ static void hp_slab_not_slab(struct hp_result *r)
 		kmem_cache_free(c, keep);
 	kmem_cache_destroy(c);
 	free_page(page);
-	hp_set(r, HP_PROTECTED,
-	       "the free of page %p was dropped (the next allocation gave %p); log: %s",
-	       p, y, logged ? line : hp_slab_page_warned ?
+	hp_set(r, hp_slab_catch(),
+	       "the free of page %p was dropped%s (the next allocation gave %p); log: %s",
+	       p, hp_slab_by(), y, logged ? line : hp_slab_page_warned ?
 	       "warned earlier in this boot (WARN_ONCE)" :
 	       "no new line (WARN_ONCE: warned before hardprobe ran?)");
 }

@@ -355,6 +355,11 @@ static void hp_retpoline_probe(struct hp_result *r)
 	if (strstarts(v2, "Not affected"))
 		hp_set(r, HP_UNSUPPORTED,
 		       "CPU not affected: site patched to %s; spectre_v2: %s", site, v2);
+	else if (want == HP_SITE_PLAIN && !strstarts(v2, "Vulnerable"))
+		/* the loader took the thunk out: another mitigation (IBRS, eIBRS, ...) is in use */
+		hp_set(r, HP_INCONCLUSIVE,
+		       "spectre_v2 is mitigated without retpolines (%s): the loader patched the thunk call to a plain %s; control built without the flags: %s",
+		       v2, site, csite);
 	else
 		hp_set(r, strstarts(v2, "Vulnerable") ? HP_VULNERABLE : HP_PROTECTED,
 		       "indirect call site: %s; spectre_v2: %s; control built without the flags: %s",
