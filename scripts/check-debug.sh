@@ -21,25 +21,41 @@ PANIC_GUESTS=no CMDLINE="hardprobe.mode=safe hardprobe.cycles=${CYCLES:-1000} ${
 	tail -n 20 "$R/$t.run.log" >&2
 python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect/$t" | record
 
-# findings: KASAN, other BUG reports, lockdep and RCU splats, kmemleak, warnings raised in
-# hardprobe's own code unless right after a catch a safe probe provokes on purpose (the
-# same rule as hardprobe_fuzz)
+# findings: KASAN and other BUG reports ("kernel BUG at", SLUB's "BUG <cache> (...)"),
+# lockdep and RCU splats, kmemleak, hung tasks, tasks that exited with preempt_count or irqs
+# disabled, warnings raised by hardprobe or by kernel code on its behalf (a [hardprobe]
+# frame, or one of our tasks) unless right after a catch a safe probe provokes on purpose:
+# the same rules as hardprobe_fuzz
 d=$R/$t/dmesg.txt
 if [ -s "$d" ]; then
 	out=$(python3 - "$d" <<'PY'
 import re, sys
-bad = re.compile(r"BUG: |general protection fault|WARNING: possible|WARNING: suspicious|"
-                 r"INFO: task|unreferenced object|Oops")
+bad = re.compile(r"Oops|BUG:|kernel BUG at|general protection fault|unreferenced object|"
+                 r"INFO: task|exited with preempt_count|exited with irqs disabled|"
+                 r"^BUG \S+ \(|^WARNING: (?!CPU:)")
 intended = ("detected field-spanning write", "detected buffer overflow", "UBSAN:",
-            "refcount_t:", "list_add corruption", "list_del corruption", "CFI failure")
-prev, found = "", []
+            "refcount_t:", "list_add corruption", "list_del corruption", "list_add double add",
+            "CFI failure", "Wrong slab cache", "Object is not a Slab page")
+prev, found, warn = "", [], None
 for line in open(sys.argv[1], errors="replace"):
     msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
-    ours = msg.startswith("WARNING: CPU:") and "[hardprobe]" in msg
-    if bad.search(msg) or (ours and not any(t in prev for t in intended)):
+    if not msg:
+        continue
+    if msg.startswith(("hardprobe: ", "hardprobe-selftest: ")):
+        pass
+    elif bad.search(msg):
         found.append(msg)
-    if msg:
-        prev = msg
+    elif msg.startswith("WARNING: CPU:"):
+        warn = None if any(t in prev for t in intended) else msg
+        if warn and "[hardprobe]" in msg:
+            found.append(warn)
+            warn = None
+    elif warn and ("[hardprobe]" in msg or "Comm: hardprobe_" in msg):
+        found.append(warn)
+        warn = None
+    elif "---[ end trace" in msg:
+        warn = None
+    prev = msg
 print(len(found), found[0] if found else "")
 PY
 )
@@ -49,6 +65,19 @@ PY
 else
 	echo "check $t log-findings: FAIL (no dmesg)" | record
 fi
+# the lockdep part of log-findings means something only while lockdep is on: an oops
+# or a first splat turns it off for good (guest-init records debug_locks per stage)
+l=$R/$t/lockdep.txt
+if [ -s "$l" ]; then
+	off=$(awk '$2 != 1 { print $1; exit }' "$l")
+	if [ -z "$off" ]; then
+		echo "check $t lockdep-on: ok (debug_locks 1: $(awk '{ print $1 }' "$l" | paste -sd' '))"
+	else
+		echo "check $t lockdep-on: FAIL (debug_locks 0 $off: lockdep could not report)"
+	fi | record
+else
+	echo "check $t lockdep-on: FAIL (no lockdep.txt: CONFIG_PROVE_LOCKING?)" | record
+fi
 k=$R/$t/kmemleak.txt
 if [ -f "$k" ]; then
 	n=$(grep -c 'unreferenced object' "$k")
@@ -57,7 +86,7 @@ if [ -f "$k" ]; then
 else
 	echo "check $t kmemleak: FAIL (no kmemleak scan: CONFIG_DEBUG_KMEMLEAK?)" | record
 fi
-grep -h '^# .*\(writes in\|plain unload\)' "$R/$t/fuzz.ktap" 2>/dev/null | sed 's/^/    /' | record
+grep -h '^# .*\(writes in\|by way\|plain unload\|findings:\|lockdep:\|uid 65534\|flipper\|allow_fatal\)' "$R/$t/fuzz.ktap" 2>/dev/null | sed 's/^/    /' | record
 
 pass=$(grep -c ': ok' "$L")
 fail=$(grep -c ': FAIL' "$L")

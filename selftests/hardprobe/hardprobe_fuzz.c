@@ -2,20 +2,36 @@
 /*
  * hardprobe fuzz kselftest: hostile use of the module's interfaces.
  *
- * Several writer processes send random bytes, empty writes, oversize
+ * First, one at a time: out-of-range values for allow_fatal (-1, 3, 99,
+ * "abc", ...: EINVAL, and the value stays 0), writes at non-zero offsets,
+ * several writes on one fd, writev, faulting user buffers, 1-byte, odd-size
+ * and positioned reads (the same bytes as one full read), lseek, writable
+ * opens of read-only files, mmap, poll and O_NONBLOCK.
+ *
+ * Then, at once: writer processes send random bytes, empty writes, oversize
  * buffers, unknown, partial and garbled names, and names of fatal probes
- * (allow_fatal stays 0) to every writable file under debugfs hardprobe/,
- * while reader processes read report, ktap, json and probes, and (with -m)
- * one process unloads and reloads the module in a loop. Then the kernel log
- * since a marker is scanned for findings: oopses, BUG reports (KASAN,
- * sleeping in atomic, ...), lockdep and RCU splats, kmemleak reports, and any
- * warning raised in hardprobe's own code. Probes' intended catches (UBSAN,
- * refcount, list corruption reports from kernel code) are not findings.
+ * (allow_fatal stays 0, reloads included) to every writable file under
+ * debugfs hardprobe/, each way above; reader processes read report, ktap,
+ * json, probes, kstack and run each way above, counting the reads made while
+ * a run was in flight; a flipper rewrites allow_fatal and moves
+ * kernel.oops_limit, warn_limit and panic_on_warn between harmless values;
+ * a child running as uid 65534 must be refused everywhere; and (with -m) one
+ * process unloads and reloads the module in a loop.
+ *
+ * Last, a kmemleak scan (where there is kmemleak) and the kernel log since a
+ * marker are read for findings: oopses, BUG reports (KASAN, sleeping in
+ * atomic, "kernel BUG at", SLUB "BUG <cache>", ...), lockdep and RCU splats,
+ * leaks, hung tasks, tasks that exited with preempt_count or irqs disabled,
+ * and warnings raised by hardprobe or by kernel code on its behalf. Probes'
+ * intended catches (UBSAN, refcount, list corruption, ... reports) are not
+ * findings. A log that wrapped past the marker fails the check. Lockdep must
+ * be on at the start (an earlier oops turns it off for good) and at the end.
  *
  * usage: hardprobe_fuzz [-n writes] [-p writers] [-r readers] [-t seconds]
  *                       [-m hardprobe.ko [-a "params"]] [-L cycles]
  *	-n  writes per writable file, in total (default 10000)
  *	-m  also unload and reload this module file in a loop while fuzzing
+ *	    (any allow_fatal= in -a is replaced by allow_fatal=0)
  *	-L  then this many plain unload/reload cycles (needs -m)
  * Prints KTAP version 1; exits 0 (pass), 1 (a failure) or 4 (skip).
  */
@@ -23,6 +39,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +49,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,37 +57,86 @@
 #include "hp_util.h"
 
 #define MAX_FILES	16
+#define MAX_PROCS	32
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+#define NOBODY		65534
+#define NR_TESTS	23	/* result() lines */
+#define GRACE_S		15	/* after the deadline: then SIGKILL, as long again */
+
+#define SYSCTL_OOPS	"/proc/sys/kernel/oops_limit"
+#define SYSCTL_WARN	"/proc/sys/kernel/warn_limit"
+#define SYSCTL_POW	"/proc/sys/kernel/panic_on_warn"
+#define LOCKDEP_STATS	"/proc/lockdep_stats"
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+/* How writers and readers use a file; each way is counted. */
+enum w_way { W_PLAIN, W_OFFSET, W_MULTI, W_WRITEV, W_FAULT, W_NR };
+enum r_way { R_FULL, R_BYTE, R_ODD, R_PREAD, R_SEEK, R_FAULT, R_MMAP_POLL, R_NONBLOCK,
+	     R_WRITABLE, R_NR };
+
+static const char *const w_way_name[W_NR] = {
+	"plain", "at an offset", "several on one fd", "writev", "faulting buffer",
+};
+
+static const char *const r_way_name[R_NR] = {
+	"full", "1-byte", "odd-size", "pread", "lseek", "faulting buffer", "mmap+poll",
+	"O_NONBLOCK", "writable open",
+};
 
 /* shared between the processes */
 struct fuzz_stats {
-	long writes, w_ok, w_einval, w_eperm, w_e2big, w_gone, w_other;
+	long writes, w_ok, w_einval, w_eperm, w_e2big, w_gone, w_efault, w_eintr, w_other;
+	long w_way[W_NR];
 	long fatal_ran;		/* a fatal probe name accepted without allow_fatal */
-	long reads, read_bytes, read_gone, read_other;
-	long cycles, cycle_busy;
+	long reads, read_bytes, read_gone, read_other, read_eintr;
+	long r_way[R_NR];
+	long inflight;		/* writes to run being made right now */
+	long read_inflight;	/* reads opened while one was */
+	long cycles, cycle_busy, load_err;
+	int load_errno;
+	long fatal_seen;	/* allow_fatal read back non-zero (reloads included) */
+	long flips, flip_err, af_zero, af_bad, af_bad_accepted;
+	long nobody_tries, nobody_denied, nobody_gone, nobody_bad;
+	char nobody_what[160];
 	long enxio;		/* of the "gone" ones: opens while the module was GOING */
 	int other_errno;	/* the last unexpected errno, for the report */
+	char other_what[96];
 	int stop;
 };
 
 static struct fuzz_stats *st;
 
+static void bump(long *counter)
+{
+	__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
+}
+
+static void unexpected(long *counter, int e, const char *fmt, const char *what)
+{
+	__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
+	st->other_errno = e;
+	snprintf(st->other_what, sizeof(st->other_what), fmt, what);
+}
+
 /*
  * Errors that mean the module is (being) unloaded under us: ENOENT, ENODEV
  * and EIO once its files are gone, ENXIO from debugfs's full_proxy_open()
  * while its owner is MODULE_STATE_GOING (rmmod waiting for a long open,
- * such as a report, to finish).
+ * such as a report, to finish). The open proxy of debugfs_create_file_unsafe()
+ * may answer any of them.
  */
 static bool gone_errno(int e)
 {
 	if (e == ENXIO)
-		__atomic_add_fetch(&st->enxio, 1, __ATOMIC_RELAXED);
+		bump(&st->enxio);
 	return e == ENOENT || e == ENODEV || e == EIO || e == ENXIO;
 }
 
 static char files[MAX_FILES][300];
 static int nr_files;
-static const char *ko_path, *ko_params = "";
+static const char *ko_path;
+static char ko_params[1024];
+static char *fault_page;	/* a PROT_NONE page right after a readable one */
 
 static int load_module(void)
 {
@@ -87,6 +155,32 @@ static int unload_module(void)
 	return syscall(SYS_delete_module, "hardprobe", O_NONBLOCK) ? -errno : 0;
 }
 
+/* -a's parameters with every allow_fatal= dropped and allow_fatal=0 last. */
+static void set_params(const char *in)
+{
+	char copy[sizeof(ko_params)], *tok, *save;
+	size_t n = 0;
+
+	snprintf(copy, sizeof(copy), "%s", in);
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (!strncmp(tok, "allow_fatal=", 12) || !strcmp(tok, "allow_fatal"))
+			continue;
+		n += snprintf(ko_params + n, sizeof(ko_params) - n, "%s ", tok);
+		if (n >= sizeof(ko_params))
+			n = sizeof(ko_params) - 1;
+	}
+	snprintf(ko_params + n, sizeof(ko_params) - n, "allow_fatal=0");
+}
+
+/* allow_fatal is 0, or the module is gone; anything else is counted. */
+static void check_allow_fatal(void)
+{
+	char buf[32];
+
+	if (!read_text(HP_PARAM, buf, sizeof(buf)) && strcmp(buf, "0"))
+		bump(&st->fatal_seen);
+}
+
 static bool is_name(const char *s)
 {
 	int i;
@@ -95,6 +189,16 @@ static bool is_name(const char *s)
 		if (!strcmp(s, probes[i].name) || !strcmp(s, probes[i].feature))
 			return true;
 	return false;
+}
+
+static const struct probe *safe_probe(void)
+{
+	int i;
+
+	for (i = 0; i < nr_probes; i++)
+		if (!strcmp(probes[i].kind, "safe"))
+			return &probes[i];
+	return NULL;
 }
 
 /* Build the @i-th hostile input into @buf; returns its length. */
@@ -147,6 +251,45 @@ static size_t make_input(char *buf, size_t cap, unsigned int i, unsigned int *se
 	}
 }
 
+/*
+ * Send @buf (@len bytes) to @fd the @way way; 0 or -errno of the first
+ * failing call. W_FAULT sends the input's tail from right before the
+ * PROT_NONE page, so the copy faults unless the module refuses the length
+ * first; every other eighth time it sends from an unmapped address.
+ */
+static int send_input(int fd, const char *buf, size_t len, enum w_way way, unsigned int r)
+{
+	struct iovec iov[4];
+	size_t k, cut;
+	char *src;
+
+	switch (way) {
+	case W_OFFSET:
+		return pwrite(fd, buf, len, r % 8 ? 1 + r % 8192 : 1LL << 40) < 0 ? -errno : 0;
+	case W_MULTI:
+		for (k = 0; k < 3; k++)
+			if (write(fd, buf, len) < 0)
+				return -errno;
+		return 0;
+	case W_WRITEV:
+		cut = len ? r % len : 0;
+		iov[0] = (struct iovec){ (void *)buf, cut };
+		iov[1] = (struct iovec){ NULL, 0 };
+		iov[2] = (struct iovec){ (void *)(buf + cut), len - cut };
+		iov[3] = (struct iovec){ (void *)buf, r & 1 ? len : 0 };
+		return writev(fd, iov, 4) < 0 ? -errno : 0;
+	case W_FAULT:
+		if (r % 8 == 0)
+			return syscall(SYS_write, fd, 16UL, len ? len : 1) < 0 ? -errno : 0;
+		k = len < 4096 ? len : 4096;
+		src = fault_page - k / 2;	/* the second half of the input is unmapped */
+		memcpy(src, buf, k / 2);
+		return write(fd, src, k ? k : 1) < 0 ? -errno : 0;
+	default:
+		return write(fd, buf, len) < 0 ? -errno : 0;
+	}
+}
+
 static void writer(int id, long quota)
 {
 	static char buf[1 << 20];
@@ -156,71 +299,157 @@ static void writer(int id, long quota)
 	for (i = 0; i < quota && !st->stop; i++) {
 		const char *path = files[i % nr_files];
 		size_t len = make_input(buf, sizeof(buf), i / nr_files + id, &seed, &fatal);
-		int fd = open(path, O_WRONLY), err = 0;
+		unsigned int r = rand_r(&seed);
+		enum w_way way = r % 3 ? W_PLAIN : r / 3 % (W_NR - 1) + 1;
+		int fd = open(path, r & 0x100 ? O_WRONLY | O_NONBLOCK : O_WRONLY), err;
 
 		if (fd < 0) {
 			err = -errno;
 		} else {
-			if (write(fd, buf, len) < 0)
-				err = -errno;
+			__atomic_add_fetch(&st->inflight, 1, __ATOMIC_RELAXED);
+			err = send_input(fd, buf, len, way, r >> 9);
+			__atomic_sub_fetch(&st->inflight, 1, __ATOMIC_RELAXED);
 			close(fd);
 		}
-		__atomic_add_fetch(&st->writes, 1, __ATOMIC_RELAXED);
+		bump(&st->writes);
+		bump(&st->w_way[way]);
 		if (!err) {
-			__atomic_add_fetch(&st->w_ok, 1, __ATOMIC_RELAXED);
-			if (fatal)
-				__atomic_add_fetch(&st->fatal_ran, 1, __ATOMIC_RELAXED);
+			bump(&st->w_ok);
+			/* pieces of a name (writev, a half-mapped buffer) are no name */
+			if (fatal && way != W_WRITEV && way != W_FAULT)
+				bump(&st->fatal_ran);
 		} else if (err == -EINVAL) {
-			__atomic_add_fetch(&st->w_einval, 1, __ATOMIC_RELAXED);
+			bump(&st->w_einval);
 		} else if (err == -EPERM) {
-			__atomic_add_fetch(&st->w_eperm, 1, __ATOMIC_RELAXED);
+			bump(&st->w_eperm);
 		} else if (err == -E2BIG || err == -ENOSPC) {
-			__atomic_add_fetch(&st->w_e2big, 1, __ATOMIC_RELAXED);
+			bump(&st->w_e2big);
+		} else if (err == -EFAULT && way == W_FAULT) {
+			bump(&st->w_efault);
+		} else if (err == -EINTR) {
+			bump(&st->w_eintr);	/* mutex_lock_killable() */
 		} else if (gone_errno(-err)) {
-			/* the module was unloaded under us */
-			__atomic_add_fetch(&st->w_gone, 1, __ATOMIC_RELAXED);
+			bump(&st->w_gone);	/* the module was unloaded under us */
 		} else {
-			__atomic_add_fetch(&st->w_other, 1, __ATOMIC_RELAXED);
-			st->other_errno = -err;
+			unexpected(&st->w_other, -err, "write %s", w_way_name[way]);
 		}
+	}
+}
+
+/*
+ * Read the open @fd the @way way; bytes read or -errno. A wrong answer to a
+ * call that must fail (a negative offset, a faulting buffer, mmap of a file
+ * without mmap) is -EBADE.
+ */
+static ssize_t read_way(int fd, enum r_way way, unsigned int r, char *buf, size_t cap)
+{
+	ssize_t n, total = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
+	size_t sz = 1 + r % 4099;
+	void *map;
+
+	switch (way) {
+	case R_BYTE:
+	case R_ODD:
+		sz = way == R_BYTE ? 1 : sz | 1;
+		while (total < 4096 && (n = read(fd, buf, sz)) > 0)
+			total += n;
+		return n < 0 ? -errno : total;
+	case R_PREAD:
+		n = pread(fd, buf, 16, -1 - (off_t)r);
+		if (n >= 0)
+			return -EBADE;	/* a negative offset must be refused */
+		if (errno != EINVAL)
+			return -errno;
+		n = pread(fd, buf, 16, 1LL << 40);
+		if (n != 0)
+			return n < 0 ? -errno : -EBADE;
+		n = pread(fd, buf, sz < cap ? sz : cap, r % 65536);
+		return n < 0 ? -errno : n;
+	case R_SEEK:
+		if (lseek(fd, -1 - (off_t)(r % 100), SEEK_SET) >= 0)
+			return -EBADE;
+		if (errno != EINVAL)
+			return -errno;
+		if (lseek(fd, r % 8192, SEEK_SET) < 0 || lseek(fd, -(off_t)(r % 64), SEEK_CUR) < 0)
+			return errno == EINVAL ? 0 : -errno;
+		lseek(fd, r % 3, SEEK_END);	/* debugfs files have no size: whatever */
+		lseek(fd, r % 512, SEEK_SET);
+		n = read(fd, buf, cap);
+		return n < 0 ? -errno : n;
+	case R_FAULT:
+		n = r & 1 ? syscall(SYS_read, fd, 16UL, 64) : read(fd, fault_page, 64);
+		if (n > 0)
+			return -EBADE;
+		return n == 0 || errno == EFAULT ? 0 : -errno;
+	case R_MMAP_POLL:
+		map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+		if (map != MAP_FAILED) {
+			munmap(map, 4096);
+			return -EBADE;
+		}
+		if (errno != ENODEV && errno != EACCES && errno != EINVAL)
+			return -errno;
+		return poll(&pfd, 1, 20) < 0 ? -errno : 0;
+	case R_WRITABLE:
+		/* opened O_RDWR: a file with no write method refuses, "run" may not */
+		n = write(fd, "probes", 6);
+		if (n < 0 && errno != EINVAL && errno != EBADF && errno != EPERM)
+			return -errno;
+		n = read(fd, buf, cap);
+		return n < 0 ? -errno : n;
+	default:
+		while ((n = read(fd, buf, cap)) > 0)
+			total += n;
+		return n < 0 ? -errno : total;
 	}
 }
 
 static void reader(int id)
 {
-	/* report, ktap and json run every safe probe: one read in four is one of those */
+	/* report, ktap and json run every safe probe: one read in five is one of those */
 	static const char *const names[] = {
-		"report", "probes", "kstack", "probes", "ktap", "kstack", "probes", "kstack",
-		"json", "probes", "kstack", "probes",
+		"report", "probes", "kstack", "probes", "run", "ktap", "kstack", "probes",
+		"kstack", "run", "json", "probes", "kstack", "probes", "run",
 	};
+	unsigned int seed = 0x4ead + id, i;
 	char path[256], buf[65536];
-	unsigned int i;
 
 	for (i = id; !st->stop; i++) {
-		int fd;
+		unsigned int r = rand_r(&seed);
+		enum r_way way = i % R_NR;	/* every way, even in a short storm */
+		int flags = way == R_NONBLOCK ? O_RDONLY | O_NONBLOCK :
+			    way == R_WRITABLE ? O_RDWR : O_RDONLY;
 		ssize_t n;
+		int fd;
 
 		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % ARRAY_LEN(names)]);
-		fd = open(path, O_RDONLY);
+		if (st->inflight)
+			bump(&st->read_inflight);
+		fd = open(path, flags);
 		if (fd < 0) {
 			int e = errno;
-			bool gone = gone_errno(e);
 
-			if (!gone)
-				st->other_errno = e;
-			__atomic_add_fetch(gone ? &st->read_gone : &st->read_other, 1,
-					   __ATOMIC_RELAXED);
+			if (e == EINTR)
+				bump(&st->read_eintr);
+			else if (gone_errno(e))
+				bump(&st->read_gone);
+			else if (!(way == R_WRITABLE && (e == EACCES || e == EPERM)))
+				unexpected(&st->read_other, e, "open for a %s read",
+					   r_way_name[way]);
 			usleep(2000);
 			continue;
 		}
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
+		n = read_way(fd, way, r >> 8, buf, sizeof(buf));
+		if (n >= 0)
 			__atomic_add_fetch(&st->read_bytes, n, __ATOMIC_RELAXED);
-		if (n < 0 && !gone_errno(errno)) {
-			st->other_errno = errno;
-			__atomic_add_fetch(&st->read_other, 1, __ATOMIC_RELAXED);
-		}
+		else if (n == -EINTR)
+			bump(&st->read_eintr);
+		else if (!gone_errno(-n))
+			unexpected(&st->read_other, -n, "%s read", r_way_name[way]);
 		close(fd);
-		__atomic_add_fetch(&st->reads, 1, __ATOMIC_RELAXED);
+		bump(&st->reads);
+		bump(&st->r_way[way]);
 		usleep(20000);	/* leave the loader a window */
 	}
 }
@@ -231,15 +460,182 @@ static void loader(void)
 		int err = unload_module();
 
 		if (err) {
-			__atomic_add_fetch(&st->cycle_busy, 1, __ATOMIC_RELAXED);
+			bump(&st->cycle_busy);
 			usleep(200);
 			continue;
 		}
 		usleep(500);
-		while (load_module() == -EBUSY)
+		while ((err = load_module()) == -EBUSY || err == -EINTR)
 			usleep(100);
-		__atomic_add_fetch(&st->cycles, 1, __ATOMIC_RELAXED);
+		if (err) {
+			bump(&st->load_err);
+			st->load_errno = -err;
+			usleep(100000);
+			continue;
+		}
+		check_allow_fatal();
+		bump(&st->cycles);
 		usleep(5000);
+	}
+}
+
+/* The sysctls the flipper moves, what they were, and their counters. */
+static struct sysctl {
+	const char *path, *counter;
+	char orig[32];
+	bool have;
+} sysctls[] = {
+	{ SYSCTL_OOPS, "/sys/kernel/oops_count" },
+	{ SYSCTL_WARN, "/sys/kernel/warn_count" },
+	{ SYSCTL_POW, NULL },
+};
+
+static char allow_fatal_orig[32] = "0";
+static pid_t parent_pid;
+
+static void write_str(const char *path, const char *s)
+{
+	write_file(path, s, strlen(s));
+}
+
+static void restore_sysctls(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(sysctls); i++)
+		if (sysctls[i].have)
+			write_str(sysctls[i].path, sysctls[i].orig);
+}
+
+/* Put the sysctls and allow_fatal back (open, write, close: signal-safe). */
+static void restore(void)
+{
+	restore_sysctls();
+	write_str(HP_PARAM, allow_fatal_orig);
+}
+
+static void on_signal(int sig)
+{
+	if (getpid() == parent_pid) {
+		if (st)
+			st->stop = 1;
+		restore();
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* a value a limit can take without making the next oops or warning panic */
+static void harmless_limit(const struct sysctl *s, bool far, char *buf, size_t len)
+{
+	long c = s->counter ? read_long(s->counter) : 0;
+
+	if (far && c >= 0)
+		snprintf(buf, len, "%ld", c + 1000);
+	else
+		snprintf(buf, len, "%s", s->orig);
+}
+
+static const char *const bad_allow_fatal[] = {
+	"-1", "3", "99", "abc", "1x", " 5", "2147483648", "0x10",
+};
+
+/*
+ * While the writers send fatal names: rewrite allow_fatal to 0 (and, when
+ * the module rejected them one at a time, send the out-of-range values too),
+ * and move oops_limit and warn_limit between far-off limits and their old
+ * values, panic_on_warn to its harmless 0. allow_fatal must read 0 throughout.
+ */
+static void flipper(bool send_bad)
+{
+	unsigned int k;
+	char v[32];
+	size_t i;
+	int err;
+
+	for (k = 0; !st->stop; k++) {
+		err = write_file(HP_PARAM, "0", 1);
+		if (!err)
+			bump(&st->af_zero);
+		if (send_bad) {
+			const char *b = bad_allow_fatal[k % ARRAY_LEN(bad_allow_fatal)];
+
+			err = write_file(HP_PARAM, b, strlen(b));
+			bump(&st->af_bad);
+			if (!err) {
+				bump(&st->af_bad_accepted);
+				write_file(HP_PARAM, "0", 1);
+			}
+		}
+		check_allow_fatal();
+		for (i = 0; i < ARRAY_LEN(sysctls); i++) {
+			if (!sysctls[i].have)
+				continue;
+			if (sysctls[i].counter)
+				harmless_limit(&sysctls[i], k & 1, v, sizeof(v));
+			else
+				snprintf(v, sizeof(v), "0");
+			if (write_file(sysctls[i].path, v, strlen(v)))
+				bump(&st->flip_err);
+			bump(&st->flips);
+		}
+		usleep(3000);
+	}
+}
+
+/* Every way in, as uid 65534: each must fail with EACCES or EPERM. */
+static void nobody_try(int ok, int e, const char *what)
+{
+	bump(&st->nobody_tries);
+	if (ok < 0 && (e == EACCES || e == EPERM)) {
+		bump(&st->nobody_denied);
+	} else if (ok < 0 && e == ENOENT) {
+		bump(&st->nobody_gone);
+	} else {
+		bump(&st->nobody_bad);
+		snprintf(st->nobody_what, sizeof(st->nobody_what), "%s: %s", what,
+			 ok < 0 ? strerror(e) : "allowed");
+	}
+}
+
+static void nobody(int ko_fd)
+{
+	static const char *const names[] = {
+		"probes", "report", "ktap", "json", "run", "bench", "kstack",
+	};
+	const char *const sys[] = { HP_PARAM, SYSCTL_OOPS, SYSCTL_WARN, SYSCTL_POW };
+	char path[320];
+	size_t i;
+	int fd;
+
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || geteuid() != NOBODY) {
+		nobody_try(0, 0, "setuid(65534)");
+		return;
+	}
+	while (!st->stop) {
+		for (i = 0; i < ARRAY_LEN(names); i++) {
+			snprintf(path, sizeof(path), HP_DIR "/%s", names[i]);
+			fd = open(path, O_RDONLY);
+			nobody_try(fd, errno, path);
+			if (fd >= 0)
+				close(fd);
+			fd = open(path, O_WRONLY);
+			nobody_try(fd, errno, path);
+			if (fd >= 0)
+				close(fd);
+		}
+		for (i = 0; i < ARRAY_LEN(sys); i++) {
+			/* the sysctls are world-readable: only writing must fail */
+			fd = open(sys[i], O_WRONLY);
+			nobody_try(fd, errno, sys[i]);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (ko_fd >= 0)
+			nobody_try(syscall(SYS_finit_module, ko_fd, "", 0), errno, "finit_module");
+		nobody_try(syscall(SYS_delete_module, "hardprobe", O_NONBLOCK), errno,
+			   "delete_module");
+		usleep(50000);
 	}
 }
 
@@ -261,50 +657,334 @@ static int list_writable(void)
 	return 0;
 }
 
+/* lockdep's debug_locks: 1 on, 0 turned off (by an oops, a splat), -1 no lockdep */
+static int lockdep_on(void)
+{
+	char line[128];
+	int v = -1;
+	FILE *f = fopen(LOCKDEP_STATS, "r");
+
+	if (!f)
+		return access("/proc/lockdep", F_OK) ? -1 : 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " debug_locks: %d", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* --- one at a time, before the storm: each answer is known in advance --- */
+
+/* Out-of-range allow_fatal values: EINVAL each, and the value stays 0. */
+static bool bad_values_test(void)
+{
+	char buf[32], got[256] = "";
+	size_t i, n = 0, rejected = 0;
+	int err;
+
+	for (i = 0; i < ARRAY_LEN(bad_allow_fatal); i++) {
+		const char *b = bad_allow_fatal[i];
+
+		err = write_file(HP_PARAM, b, strlen(b));
+		if (read_text(HP_PARAM, buf, sizeof(buf)))
+			snprintf(buf, sizeof(buf), "?");
+		if (err == -EINVAL && !strcmp(buf, "0")) {
+			rejected++;
+			continue;
+		}
+		n += snprintf(got + n, sizeof(got) - n, " '%s' -> %s, reads %s;", b,
+			      err ? strerror(-err) : "accepted", buf);
+		n = n < sizeof(got) ? n : sizeof(got) - 1;
+		write_file(HP_PARAM, "0", 1);
+	}
+	printf("# allow_fatal: %zu of %zu out-of-range writes rejected (EINVAL, stays 0)%s%s\n",
+	       rejected, ARRAY_LEN(bad_allow_fatal), *got ? ":" : "", got);
+	result(rejected == ARRAY_LEN(bad_allow_fatal), "fuzz_allow_fatal_rejects_bad", NULL, "");
+	return rejected == ARRAY_LEN(bad_allow_fatal);
+}
+
+/* All of @path through one read() of @cap bytes at a time, or pread()s. */
+static ssize_t slurp(const char *path, char *out, size_t len, size_t cap, bool positioned)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -errno;
+	while (got < len) {
+		size_t want = cap < len - got ? cap : len - got;
+
+		n = positioned ? pread(fd, out + got, want, got) : read(fd, out + got, want);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return n < 0 ? -errno : (ssize_t)got;
+}
+
+/* "probes" is the same text read whole, a byte, 7, 333 bytes at a time or by pread. */
+static void small_reads_test(void)
+{
+	static char whole[1 << 16], part[1 << 16];
+	static const size_t sizes[] = { 1, 7, 333, 4097 };
+	ssize_t n = slurp(HP_DIR "/probes", whole, sizeof(whole), sizeof(whole), false), m;
+	char why[160] = "";
+	size_t i;
+
+	for (i = 0; n > 0 && i < ARRAY_LEN(sizes) * 2 && !*why; i++) {
+		m = slurp(HP_DIR "/probes", part, sizeof(part), sizes[i / 2], i & 1);
+		if (m != n || memcmp(whole, part, n))
+			snprintf(why, sizeof(why), "%s of %zu bytes: %zd bytes, %s",
+				 i & 1 ? "pread" : "reads", sizes[i / 2], m,
+				 m == n ? "different text" : "not the same length");
+	}
+	if (n <= 0)
+		snprintf(why, sizeof(why), "probes: %s", n ? strerror(-n) : "empty");
+	printf("# probes: %zd bytes, read whole and 1, 7, 333, 4097 bytes at a time%s%s\n", n,
+	       *why ? ": " : "", why);
+	result(!*why, "fuzz_small_reads_consistent", NULL, "");
+}
+
+/* The same @way of writing to "run", one at a time: the answers expected. */
+static void write_way_test(const char *name, enum w_way way, const char *input,
+			   int want1, int want2)
+{
+	int fd = open(HP_DIR "/run", O_WRONLY), err;
+
+	if (fd < 0) {
+		result(false, name, NULL, "");
+		printf("# %s: open run: %s\n", name, strerror(errno));
+		return;
+	}
+	err = send_input(fd, input, strlen(input), way, 5);
+	close(fd);
+	result(err == want1 || err == want2, name, NULL, "");
+	printf("# %s: '%s' %s: %s\n", name, input, w_way_name[way],
+	       err ? strerror(-err) : "accepted");
+}
+
+/* A read-only file opened for writing, mmap, poll, O_NONBLOCK: refused or harmless. */
+static void odd_opens_test(void)
+{
+	static const char *const ro[] = { "probes", "report", "kstack" };
+	char path[256], buf[4096], why[200] = "";
+	struct pollfd pfd;
+	size_t i;
+	void *map;
+	int fd, pr;
+
+	for (i = 0; i < ARRAY_LEN(ro) && !*why; i++) {
+		snprintf(path, sizeof(path), HP_DIR "/%s", ro[i]);
+		fd = open(path, O_WRONLY | O_TRUNC);
+		if (fd >= 0 && write(fd, "1", 1) >= 0)
+			snprintf(why, sizeof(why), "%s: a write to a read-only file succeeded",
+				 ro[i]);
+		else if (fd >= 0 && errno != EINVAL && errno != EBADF)
+			snprintf(why, sizeof(why), "%s: write: %s", ro[i], strerror(errno));
+		else if (fd < 0 && errno != EACCES && errno != EPERM)
+			snprintf(why, sizeof(why), "%s: open O_WRONLY: %s", ro[i], strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0) {
+			snprintf(why, sizeof(why), "%s: open O_NONBLOCK: %s", ro[i],
+				 strerror(errno));
+			break;
+		}
+		map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT | POLLPRI };
+		pr = poll(&pfd, 1, 100);
+		if (map != MAP_FAILED)
+			snprintf(why, sizeof(why), "%s: mmap succeeded", ro[i]);
+		else if (pr < 0)
+			snprintf(why, sizeof(why), "%s: poll: %s", ro[i], strerror(errno));
+		else if (read(fd, buf, sizeof(buf)) <= 0)
+			snprintf(why, sizeof(why), "%s: O_NONBLOCK read: %s", ro[i],
+				 strerror(errno));
+		if (map != MAP_FAILED)
+			munmap(map, 4096);
+		close(fd);
+	}
+	printf("# read-only files opened O_WRONLY, mmap, poll, O_NONBLOCK reads%s%s\n",
+	       *why ? ": " : ": refused or harmless", why);
+	result(!*why, "fuzz_odd_opens", NULL, "");
+}
+
+static void one_at_a_time(void)
+{
+	const struct probe *p = safe_probe();
+	char name[80];
+
+	small_reads_test();
+	snprintf(name, sizeof(name), "%s", p ? p->name : "no_safe_probe");
+	write_way_test("fuzz_write_at_offset", W_OFFSET, name, 0, p ? 0 : -EINVAL);
+	write_way_test("fuzz_writes_on_one_fd", W_MULTI, name, 0, p ? 0 : -EINVAL);
+	/* one ->write per iovec: the first piece is not a name */
+	write_way_test("fuzz_writev", W_WRITEV, name, -EINVAL, 0);
+	write_way_test("fuzz_faulting_buffer", W_FAULT, name, -EFAULT, -EINVAL);
+	odd_opens_test();
+}
+
+/* --- after the storm --- */
+
+/* Wait for @n children until @until; returns how many are still running. */
+static int reap(pid_t *pids, int n, time_t until)
+{
+	int i, left;
+
+	for (;;) {
+		for (i = 0, left = 0; i < n; i++) {
+			if (pids[i] > 0 && waitpid(pids[i], NULL, WNOHANG) == pids[i])
+				pids[i] = 0;
+			left += pids[i] > 0;
+		}
+		if (!left || time(NULL) >= until)
+			return left;
+		usleep(20000);
+	}
+}
+
+/* A process that did not die of SIGKILL: where it sleeps. */
+static void report_stuck(pid_t pid)
+{
+	char path[64], wchan[128] = "?";
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	read_text(path, wchan, sizeof(wchan));
+	printf("# process %d still running %d s after SIGKILL, in %s\n", pid, GRACE_S, wchan);
+}
+
 /*
- * A finding in the kernel log: an oops, a BUG report (KASAN, sleeping in
- * atomic, ...), a lockdep or RCU splat, a kmemleak report, a hung task, or a
- * warning raised in hardprobe's own code ("WARNING: CPU: ... [hardprobe]")
- * unless the message right before it is one of the catches a safe probe
- * provokes on purpose (the field-spanning memcpy warning is raised inline in
- * the probe's own function).
+ * Findings in the kernel log; see the header comment. A "WARNING: CPU:"
+ * block is hardprobe's when its first line names [hardprobe] code or, for a
+ * warning in kernel code, when a frame of its trace is [hardprobe]'s or its
+ * task is one of ours (Comm: hardprobe_...). The message right before the
+ * block tells an intended catch.
  */
+static struct scan_state {
+	char prev[LINE], warn[LINE], first[LINE];
+	bool in_warn, intended;
+	long n;
+} sc;
+
+static void finding(const char *msg)
+{
+	if (!sc.n++)
+		snprintf(sc.first, sizeof(sc.first), "%s", msg);
+}
+
 static bool is_finding(const char *msg, const void *arg)
 {
 	static const char *const bad[] = {
-		"Oops", "BUG:", "general protection fault", "WARNING: possible",
-		"WARNING: suspicious", "unreferenced object", "INFO: task", NULL,
+		"Oops", "BUG:", "kernel BUG at", "general protection fault",
+		"unreferenced object", "INFO: task", "exited with preempt_count",
+		"exited with irqs disabled", NULL,
 	};
 	static const char *const intended[] = {
 		"detected field-spanning write", "detected buffer overflow", "UBSAN:",
-		"refcount_t:", "list_add corruption", "list_del corruption", "CFI failure",
-		NULL,
+		"refcount_t:", "list_add corruption", "list_del corruption",
+		"list_add double add", "CFI failure", "Wrong slab cache",
+		"Object is not a Slab page", NULL,
 	};
-	static char prev[LINE];
-	bool warn, found = false;
+	long before = sc.n;
+	const char *c;
 	int i;
 
 	(void)arg;
+	if (!strncmp(msg, "hardprobe: ", 11) || !strncmp(msg, "hardprobe-selftest: ", 20))
+		goto out;	/* the module's and our own lines quote, never report */
 	for (i = 0; bad[i]; i++)
-		found |= !!strstr(msg, bad[i]);
-	warn = !strncmp(msg, "WARNING: CPU:", 13) && strstr(msg, "[hardprobe]");
-	for (i = 0; warn && intended[i]; i++)
-		if (strstr(prev, intended[i]))
-			warn = false;
-	snprintf(prev, sizeof(prev), "%s", msg);
-	return found || warn;
+		if (strstr(msg, bad[i])) {
+			finding(msg);
+			goto out;
+		}
+	/* SLUB: "BUG kmalloc-64 (Tainted: ...): Poison overwritten" */
+	c = strchr(msg, ' ');
+	if (!strncmp(msg, "BUG ", 4) && c && strchr(c + 1, ' ') &&
+	    !strncmp(strchr(c + 1, ' '), " (", 2)) {
+		finding(msg);
+		goto out;
+	}
+	/* lockdep and RCU: "WARNING: possible ...", "WARNING: inconsistent lock state" */
+	if (!strncmp(msg, "WARNING: ", 9) && strncmp(msg, "WARNING: CPU:", 13)) {
+		finding(msg);
+		goto out;
+	}
+	if (!strncmp(msg, "WARNING: CPU:", 13)) {
+		sc.intended = false;
+		for (i = 0; intended[i]; i++)
+			sc.intended |= !!strstr(sc.prev, intended[i]);
+		snprintf(sc.warn, sizeof(sc.warn), "%s", msg);
+		sc.in_warn = !sc.intended;
+		if (sc.in_warn && strstr(msg, "[hardprobe]")) {
+			finding(msg);
+			sc.in_warn = false;
+		}
+	} else if (sc.in_warn && (strstr(msg, "[hardprobe]") || strstr(msg, "Comm: hardprobe_"))) {
+		finding(sc.warn);
+		sc.in_warn = false;
+	} else if (strstr(msg, "---[ end trace")) {
+		sc.in_warn = false;
+	}
+out:
+	snprintf(sc.prev, sizeof(sc.prev), "%s", msg);
+	return sc.n > before;
+}
+
+/*
+ * kmemleak: scan now (objects younger than 5 s are not reported: wait that
+ * long after the last reload first) and count the unreferenced objects that
+ * our processes allocated or hardprobe's code did. Returns -1 with no kmemleak.
+ */
+static long kmemleak_ours(long *all, char *first, size_t len)
+{
+	char line[LINE], rec[LINE] = "";
+	bool ours = false;
+	long n = 0;
+	FILE *f;
+
+	*all = 0;
+	if (access(KMEMLEAK, W_OK))
+		return -1;
+	sleep(6);
+	if (write_file(KMEMLEAK, "scan", 4))
+		return -1;
+	f = fopen(KMEMLEAK, "r");
+	if (!f)
+		return -1;
+	for (;;) {
+		bool eof = !fgets(line, sizeof(line), f);
+
+		if (eof || !strncmp(line, "unreferenced object", 19)) {
+			if (ours && !n++)
+				snprintf(first, len, "%s", rec);
+			if (eof)
+				break;
+			(*all)++;
+			ours = false;
+			snprintf(rec, sizeof(rec), "%.*s", (int)strcspn(line, "\n"), line);
+		}
+		ours |= !!strstr(line, "hardprobe");
+	}
+	fclose(f);
+	return n;
 }
 
 int main(int argc, char **argv)
 {
-	long quota = 10000, cycles_wanted = 0;
-	int writers = 3, readers = 2, seconds = 120, opt, i, nproc = 0;
-	char marker[256], first[LINE], buf[64];
-	long warn0, warn1, found;
-	bool deadline = false;
-	pid_t pids[32];
+	long quota = 10000, cycles_wanted = 0, found, leaks = -1, leaks_all = 0;
+	int writers = 3, readers = 2, seconds = 120, opt, i, nproc = 0, stuck, fork_errno = 0;
+	int lockdep0, lockdep1, ko_fd = -1;
+	char marker[256], first[LINE], leak_first[LINE] = "", buf[64];
+	long warn0, warn1;
+	bool deadline = false, send_bad, reloads = false;
+	pid_t pids[MAX_PROCS];
 	time_t t0;
+	size_t k;
 
+	set_params("");
 	while ((opt = getopt(argc, argv, "n:p:r:t:m:a:L:")) != -1) {
 		switch (opt) {
 		case 'n':
@@ -323,7 +1003,7 @@ int main(int argc, char **argv)
 			ko_path = optarg;
 			break;
 		case 'a':
-			ko_params = optarg;
+			set_params(optarg);
 			break;
 		case 'L':
 			cycles_wanted = atol(optarg);
@@ -343,49 +1023,117 @@ int main(int argc, char **argv)
 		       "load hardprobe.ko, mount debugfs, run as root");
 		return KSFT_SKIP;
 	}
-	printf("1..6\n");
-	if (read_text(HP_PARAM, buf, sizeof(buf)) || strcmp(buf, "0")) {
-		write_file(HP_PARAM, "0", 1);
-		printf("# allow_fatal was %s: set to 0 for the fuzz run\n", buf);
-	}
+	printf("1..%d\n", NR_TESTS);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (st == MAP_FAILED)
+	fault_page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED || fault_page == MAP_FAILED ||
+	    mprotect(fault_page + 4096, 4096, PROT_NONE))
 		return perror("mmap"), KSFT_FAIL;
+	fault_page += 4096;
+	parent_pid = getpid();
+
+	/* lockdep first: an oops before us (a fatal probe's catch) turns it off for good */
+	lockdep0 = lockdep_on();
+	if (lockdep0 < 0)
+		printf("# lockdep: not in this kernel (no %s): its splats cannot be checked\n",
+		       LOCKDEP_STATS);
+	else
+		printf("# lockdep: debug_locks %d at the start%s\n", lockdep0, lockdep0 ? "" :
+		       ": turned off before the fuzz (an oops or splat): it cannot report");
+
+	if (read_text(HP_PARAM, allow_fatal_orig, sizeof(allow_fatal_orig)))
+		snprintf(allow_fatal_orig, sizeof(allow_fatal_orig), "0");
+	for (k = 0; k < ARRAY_LEN(sysctls); k++)
+		sysctls[k].have = !read_text(sysctls[k].path, sysctls[k].orig,
+					     sizeof(sysctls[k].orig));
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGHUP, on_signal);
+	if (strcmp(allow_fatal_orig, "0")) {
+		write_file(HP_PARAM, "0", 1);
+		printf("# allow_fatal was %s: set to 0 for the fuzz run, restored after\n",
+		       allow_fatal_orig);
+	}
+	if (ko_path) {
+		/* loaded already: EEXIST if a reload would work, EPERM under lockdown */
+		int err = load_module();
+
+		reloads = err == -EEXIST || !err;
+		if (!reloads)
+			printf("# %s cannot be reloaded here (%s): no unload/reload cycles\n",
+			       ko_path, strerror(-err));
+		ko_fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+		printf("# reloads with: %s\n", ko_params);
+	}
+
 	warn0 = read_long("/sys/kernel/warn_count");
 	mark(marker, sizeof(marker), "fuzz");
 	t0 = time(NULL);
-	for (i = 0; i < writers + readers + !!ko_path; i++) {
-		pids[nproc] = fork();
-		if (pids[nproc++])
+
+	send_bad = bad_values_test();
+	one_at_a_time();
+
+	for (i = 0; i < writers + readers + 2 + reloads; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fork_errno = errno;
+			st->stop = 1;
+			break;
+		}
+		if (pid) {
+			pids[nproc++] = pid;
 			continue;
+		}
+		signal(SIGTERM, SIG_DFL);
 		if (i < writers)
 			writer(i, quota * nr_files / writers + (i < quota * nr_files % writers));
 		else if (i < writers + readers)
 			reader(i - writers);
+		else if (i == writers + readers)
+			flipper(send_bad);
+		else if (i == writers + readers + 1)
+			nobody(ko_fd);
 		else
 			loader();
 		_exit(0);
 	}
-	/* writers first; then stop readers and loader; the deadline bounds it all */
-	for (i = 0; i < writers; i++) {
-		while (waitpid(pids[i], NULL, WNOHANG) == 0) {
-			if (time(NULL) - t0 > seconds && !st->stop) {
-				st->stop = 1;
-				deadline = true;
-			}
-			usleep(20000);
+	result(!fork_errno, "fuzz_processes_started", NULL, "");
+	if (fork_errno)
+		printf("# fork() failed after %d of %d processes: %s\n", nproc,
+		       writers + readers + 2 + reloads, strerror(fork_errno));
+	/* writers first; then stop the others; the deadline bounds it all */
+	while (!st->stop && reap(pids, nproc < writers ? nproc : writers, t0 + seconds))
+		if (time(NULL) >= t0 + seconds) {
+			st->stop = 1;
+			deadline = true;
 		}
-	}
 	st->stop = 1;
-	for (i = writers; i < nproc; i++)
-		waitpid(pids[i], NULL, 0);
+	stuck = reap(pids, nproc, time(NULL) + GRACE_S);
+	if (stuck) {
+		printf("# %d process(es) still running %d s after the stop: SIGKILL\n", stuck,
+		       GRACE_S);
+		for (i = 0; i < nproc; i++)
+			if (pids[i] > 0)
+				kill(pids[i], SIGKILL);
+		stuck = reap(pids, nproc, time(NULL) + GRACE_S);
+		for (i = 0; i < nproc; i++)
+			if (pids[i] > 0)
+				report_stuck(pids[i]);
+	}
+	result(!stuck, "fuzz_processes_exit", NULL, "");
+	restore_sysctls();
 	if (ko_path && access(HP_DIR "/probes", F_OK))
 		load_module();
 
 	printf("# %ld writes in %lds to %d file(s) by %d writers: ", st->writes,
 	       (long)(time(NULL) - t0), nr_files, writers);
-	printf("%ld accepted, %ld EINVAL, %ld EPERM, %ld too long, %ld module gone, %ld other\n",
-	       st->w_ok, st->w_einval, st->w_eperm, st->w_e2big, st->w_gone, st->w_other);
+	printf("%ld accepted, %ld EINVAL, %ld EPERM, %ld too long, %ld EFAULT, %ld EINTR, ",
+	       st->w_ok, st->w_einval, st->w_eperm, st->w_e2big, st->w_efault, st->w_eintr);
+	printf("%ld module gone, %ld other\n", st->w_gone, st->w_other);
+	printf("# writes by way:");
+	for (k = 0; k < W_NR; k++)
+		printf(" %s %ld%s", w_way_name[k], st->w_way[k], k + 1 < W_NR ? "," : "\n");
 	if (deadline)
 		result(true, "fuzz_writes_done", "SKIP",
 		       "stopped at the %d s deadline after %ld of %ld writes", seconds,
@@ -396,18 +1144,47 @@ int main(int argc, char **argv)
 	if (st->fatal_ran)
 		printf("# %ld fatal probe writes accepted with allow_fatal=0\n", st->fatal_ran);
 	result(!st->w_other && !st->read_other, "fuzz_errors_expected", NULL, "");
-	printf("# %ld reads (%ld bytes), %ld while unloaded, %ld unexpected errors\n",
-	       st->reads, st->read_bytes, st->read_gone, st->read_other);
+	printf("# %ld reads (%ld bytes), %ld while unloaded, %ld EINTR, %ld unexpected errors\n",
+	       st->reads, st->read_bytes, st->read_gone, st->read_eintr, st->read_other);
+	printf("# reads by way:");
+	for (k = 0; k < R_NR; k++)
+		printf(" %s %ld%s", r_way_name[k], st->r_way[k], k + 1 < R_NR ? "," : "\n");
+	printf("# %ld reads opened while a write to run was in flight\n", st->read_inflight);
+	result(st->read_inflight > 0, "fuzz_reads_during_runs", NULL, "");
 	if (st->enxio)
 		printf("# %ld opens while the module was going (ENXIO)\n", st->enxio);
 	if (st->w_other || st->read_other)
-		printf("# last unexpected error: %s\n", strerror(st->other_errno));
-	if (ko_path)
-		printf("# %ld unload/reload cycles during the fuzz (%ld refused: busy)\n",
-		       st->cycles, st->cycle_busy);
+		printf("# last unexpected error: %s: %s\n", st->other_what,
+		       strerror(st->other_errno));
 
-	if (ko_path && cycles_wanted) {
+	printf("# flipper: %ld sysctl writes (%ld failed), allow_fatal=0 %ld times, ", st->flips,
+	       st->flip_err, st->af_zero);
+	if (send_bad)
+		printf("%ld out-of-range values, %ld accepted\n", st->af_bad, st->af_bad_accepted);
+	else
+		printf("no out-of-range values (accepted one at a time: not sent in the storm)\n");
+	result(st->flips > 0 && !st->flip_err && !st->af_bad_accepted, "fuzz_sysctl_flips",
+	       NULL, "");
+	printf("# uid 65534: %ld tries, %ld refused (EACCES/EPERM), %ld module gone, ",
+	       st->nobody_tries, st->nobody_denied, st->nobody_gone);
+	printf("%ld let in%s%s\n", st->nobody_bad, st->nobody_bad ? ": last: " : "",
+	       st->nobody_what);
+	result(st->nobody_tries > 0 && !st->nobody_bad, "fuzz_nonroot_refused", NULL, "");
+
+	if (!reloads) {
+		result(true, "fuzz_reload_cycles", "SKIP", "%s",
+		       ko_path ? "the module cannot be reloaded" : "needs -m <hardprobe.ko>");
+	} else {
+		printf("# %ld unload/reload cycles during the fuzz (%ld refused: busy, ",
+		       st->cycles, st->cycle_busy);
+		printf("%ld loads failed%s%s)\n", st->load_err, st->load_err ? ", last: " : "",
+		       st->load_err ? strerror(st->load_errno) : "");
+		result(st->cycles > 0 && !st->load_err, "fuzz_reload_cycles", NULL, "");
+	}
+
+	if (reloads && cycles_wanted) {
 		long done = 0, busy = 0;
+		int err = 0;
 
 		while (done < cycles_wanted && time(NULL) - t0 <= seconds * 4) {
 			if (unload_module()) {
@@ -415,28 +1192,65 @@ int main(int argc, char **argv)
 				usleep(1000);
 				continue;
 			}
-			if (load_module())
+			err = load_module();
+			if (err)
 				break;
+			check_allow_fatal();
 			done++;
 		}
 		if (access(HP_DIR "/probes", F_OK))
 			load_module();
-		printf("# %ld of %ld plain unload/reload cycles (%ld busy)\n", done, cycles_wanted,
-		       busy);
+		printf("# %ld of %ld plain unload/reload cycles (%ld busy)%s%s\n", done,
+		       cycles_wanted, busy, err ? ", load: " : "", err ? strerror(-err) : "");
 		result(done == cycles_wanted, "load_unload_cycles", NULL, "");
 	} else {
 		result(true, "load_unload_cycles", "SKIP",
-		       "needs -m <hardprobe.ko> and -L <cycles>");
+		       reloads ? "needs -L <cycles>" : "needs -m <hardprobe.ko> and -L <cycles>");
 	}
+	printf("# allow_fatal read non-zero %ld times during the fuzz (reloads included)\n",
+	       st->fatal_seen);
+	result(!st->fatal_seen, "fuzz_allow_fatal_stays_0", NULL, "");
+
+	leaks = kmemleak_ours(&leaks_all, leak_first, sizeof(leak_first));
+	if (leaks < 0)
+		printf("# kmemleak: not in this kernel (no %s)\n", KMEMLEAK);
+	else
+		printf("# kmemleak: scan: %ld unreferenced objects, %ld of hardprobe's%s%s\n",
+		       leaks_all, leaks, leaks ? ": first: " : "", leak_first);
+	result(leaks <= 0, "fuzz_no_leaks", leaks < 0 ? "SKIP" : NULL,
+	       "not configured: CONFIG_DEBUG_KMEMLEAK");
 
 	found = log_scan(marker, is_finding, NULL, false, first, sizeof(first));
 	warn1 = read_long("/sys/kernel/warn_count");
-	printf("# kernel log since the marker: %ld finding(s)%s%s;", found,
-	       found ? ", first: " : "", found ? first : "");
-	printf(" warn_count %ld -> %ld (probes' intended reports included)\n", warn0, warn1);
-	result(!found, "fuzz_no_findings", NULL, "");
+	if (found < 0)
+		printf("# kernel log: %s: not all of it could be read (log_buf_len=?)\n",
+		       found == -ENOENT ? "the marker was overwritten" :
+		       "records after the marker were overwritten");
+	else
+		printf("# kernel log since the marker: %ld finding(s)%s%s;", found,
+		       found ? ", first: " : "", found ? sc.first : "");
+	if (found >= 0)
+		printf(" warn_count %ld -> %ld (probes' intended reports included)\n", warn0,
+		       warn1);
+	result(found >= 0, "fuzz_log_complete", NULL, "");
+	result(found == 0, "fuzz_no_findings", NULL, "");
+	printf("# findings: %ld in the log, %ld kmemleak\n", found < 0 ? 0 : found,
+	       leaks < 0 ? 0 : leaks);
+
+	lockdep1 = lockdep_on();
+	if (lockdep0 >= 0)
+		printf("# lockdep: debug_locks %d at the start, %d at the end\n", lockdep0,
+		       lockdep1);
+	if (lockdep0 < 0)
+		result(true, "fuzz_lockdep_on", "SKIP", "not configured: CONFIG_PROVE_LOCKING");
+	else
+		result(lockdep0 == 1 && lockdep1 == 1, "fuzz_lockdep_on", NULL, "");
+
 	result(read_text(HP_PARAM, buf, sizeof(buf)) == 0 && !strcmp(buf, "0"),
 	       "fuzz_allow_fatal_unchanged", NULL, "");
+	write_file(HP_PARAM, allow_fatal_orig, strlen(allow_fatal_orig));
+	if (ko_fd >= 0)
+		close(ko_fd);
 	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
 	return failed ? KSFT_FAIL : KSFT_PASS;
 }

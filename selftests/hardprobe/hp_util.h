@@ -113,7 +113,11 @@ static inline void mark(char *marker, size_t len, const char *name)
 
 /*
  * Scan the kernel log after @marker for messages @match accepts; copy the
- * first into @out. Returns how many matched (stops at the first if @first).
+ * first into @out. Returns how many matched (stops at the first if @first),
+ * or a negative errno when the scan cannot vouch for the log after @marker:
+ * -ENOENT if the marker is not in the log (overwritten: the buffer wrapped;
+ * or never written), -EPIPE if records after it were overwritten before they
+ * were read. Either way "no match" would be a claim about unread messages.
  */
 static inline long log_scan(const char *marker,
 			    bool (*match)(const char *msg, const void *arg),
@@ -121,18 +125,20 @@ static inline long log_scan(const char *marker,
 {
 	long found = 0;
 	char rec[8192];
-	bool after = false;
+	bool after = false, lost = false;
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	ssize_t n;
 
 	if (fd < 0)
-		return 0;
+		return -errno;
 	for (;;) {
 		char *msg, *nl;
 
 		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten record: skip it */
+		if (n < 0 && errno == EPIPE) {
+			lost |= after;	/* overwritten records: after the marker? */
+			continue;
+		}
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
@@ -155,7 +161,9 @@ static inline long log_scan(const char *marker,
 		}
 	}
 	close(fd);
-	return found;
+	if (!after)
+		return -ENOENT;
+	return lost && !(first && found) ? -EPIPE : found;
 }
 
 static inline bool match_needle(const char *msg, const void *needle)
