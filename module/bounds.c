@@ -205,11 +205,11 @@ static const struct hp_feature hp_bounds_features[] = {
 };
 
 static const struct hp_probe hp_bounds_probes[] = {
-	{ "array_bounds.fixed", "array_bounds", HP_AB_KIND, HP_AB_SIG, hp_ab_fixed },
+	{ "array_bounds.fixed", "array_bounds", HP_AB_KIND, HP_AB_SIG, hp_ab_fixed, 1 },
 	{ "array_bounds.trailing", "array_bounds", HP_AB_KIND, HP_AB_SIG,
-	  hp_ab_trailing },
+	  hp_ab_trailing, 1 },
 	{ "array_bounds.counted_by", "array_bounds", HP_AB_KIND, HP_AB_SIG,
-	  hp_ab_counted },
+	  hp_ab_counted, 1 },
 };
 
 HP_FAMILY(bounds);

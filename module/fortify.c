@@ -271,7 +271,7 @@ static const struct hp_probe hp_fortify_probes[] = {
 	{ "fortify.strcpy", "fortify", HP_SAFE, NULL, hp_fo_strcpy },
 	{ "fortify.memcpy", "fortify", HP_SAFE, NULL, hp_fo_memcpy },
 	{ "fortify.memset", "fortify", HP_SAFE, NULL, hp_fo_memset },
-	{ "fortify.memcpy_field_spanning", "fortify", HP_SAFE, NULL, hp_fo_span },
+	{ "fortify.memcpy_field_spanning", "fortify", HP_SAFE, NULL, hp_fo_span, 1 },
 	{ "fortify.strcpy_bug", "fortify", HP_FATAL, HP_FO_SIG_STRCPY,
 	  hp_fo_fatal_strcpy },
 };

@@ -204,11 +204,11 @@ static const struct hp_feature hp_list_features[] = {
 
 static const struct hp_probe hp_list_probes[] = {
 	{ "list_hardening.add_corrupt", "list_hardening", HP_LIST_KIND, HP_LIST_SIG_ADD,
-	  hp_list_add_corrupt },
+	  hp_list_add_corrupt, 1 },
 	{ "list_hardening.del_bad_prev", "list_hardening", HP_LIST_KIND, HP_LIST_SIG_DEL_PREV,
-	  hp_list_del_prev },
+	  hp_list_del_prev, 1 },
 	{ "list_hardening.del_bad_next", "list_hardening", HP_LIST_KIND, HP_LIST_SIG_DEL_NEXT,
-	  hp_list_del_next },
+	  hp_list_del_next, 1 },
 };
 
 HP_FAMILY(list);

@@ -255,8 +255,8 @@ static const struct hp_feature hp_mte_features[] = {
 };
 
 static const struct hp_probe hp_mte_probes[] = {
-	{ "mte.slab_oob", "mte", HP_SAFE, NULL, hp_mte_slab_oob },
-	{ "mte.slab_uaf", "mte", HP_SAFE, NULL, hp_mte_slab_uaf },
+	{ "mte.slab_oob", "mte", HP_SAFE, NULL, hp_mte_slab_oob, 1 },
+	{ "mte.slab_uaf", "mte", HP_SAFE, NULL, hp_mte_slab_uaf, 1 },
 };
 
 HP_FAMILY(mte);

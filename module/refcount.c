@@ -182,11 +182,11 @@ static const struct hp_feature hp_refcount_features[] = {
 };
 
 static const struct hp_probe hp_refcount_probes[] = {
-	{ "refcount.inc_overflow", "refcount", HP_SAFE, NULL, hp_rc_overflow },
-	{ "refcount.dec_underflow", "refcount", HP_SAFE, NULL, hp_rc_underflow },
-	{ "refcount.dec_to_zero", "refcount", HP_SAFE, NULL, hp_rc_dec_to_zero },
-	{ "refcount.add_on_zero", "refcount", HP_SAFE, NULL, hp_rc_add_zero },
-	{ "refcount.saturated", "refcount", HP_SAFE, NULL, hp_rc_saturated },
+	{ "refcount.inc_overflow", "refcount", HP_SAFE, NULL, hp_rc_overflow, 1 },
+	{ "refcount.dec_underflow", "refcount", HP_SAFE, NULL, hp_rc_underflow, 1 },
+	{ "refcount.dec_to_zero", "refcount", HP_SAFE, NULL, hp_rc_dec_to_zero, 1 },
+	{ "refcount.add_on_zero", "refcount", HP_SAFE, NULL, hp_rc_add_zero, 1 },
+	{ "refcount.saturated", "refcount", HP_SAFE, NULL, hp_rc_saturated, 1 },
 };
 
 HP_FAMILY(refcount);

@@ -301,6 +301,9 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 			seq_buf_printf(s, "\"known_gap\":%s,",
 				       pr->res.known_gap ? "true" : "false");
 			hp_json_kv(s, "evidence", pr->res.evidence, true);
+			/* WARN-class reports raised, and the most it may raise */
+			seq_buf_printf(s, "\"warns\":%u,\"warns_max\":%u,", pr->res.warns,
+				       pr->probe->warns);
 			seq_buf_printf(s, "\"ns\":%llu}%s\n", pr->res.ns,
 				       i + 1 < fr->first + fr->count ? "," : "");
 		}

@@ -300,9 +300,10 @@ static const struct hp_feature hp_slab_features[] = {
 
 static const struct hp_probe hp_slab_probes[] = {
 	{ "slab_free.double_free", "slab_free", HP_FATAL, HP_SLAB_SIG_DOUBLE, hp_slab_double_free },
-	{ "slab_free.cross_cache", "slab_free", HP_SAFE, HP_SLAB_SIG_CROSS, hp_slab_cross_cache },
+	{ "slab_free.cross_cache", "slab_free", HP_SAFE, HP_SLAB_SIG_CROSS, hp_slab_cross_cache,
+	  1 },
 	{ "slab_free.not_slab", "slab_free", HP_SLAB_NOT_SLAB_KIND, HP_SLAB_SIG_PAGE,
-	  hp_slab_not_slab },
+	  hp_slab_not_slab, 1 },
 };
 
 HP_FAMILY(slab);

@@ -33,10 +33,23 @@
 
 #define OOPS_LIMIT	"/proc/sys/kernel/oops_limit"
 #define OOPS_COUNT	"/sys/kernel/oops_count"
-#define NR_TESTS	9
+#define NR_TESTS	10
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *module_path, *module_args = "", *probe = "nx.kmalloc";
+
+/* A result line, with its detail as a diagnostic line before it. */
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+	char why[LINE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	printf("# %s: %s\n", name, why);
+	result(ok, name, NULL, "%s", why);
+}
 
 static int set_long(const char *path, long v)
 {
@@ -98,11 +111,16 @@ static int fake_proc_sys(void)
 	    mkdir("/proc/sys/kernel", 0755))
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		int fd;
+
 		snprintf(path, sizeof(path), "/proc/sys/kernel/%s", files[i]);
-		if (set_long(path, 0) && write_file(path, "0\n", 2))
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, "0\n", 2) != 2)
 			return -1;
+		close(fd);
 	}
-	return 0;
+	/* the lie is in place: this process reads "0" where the kernel holds more */
+	return read_long("/proc/sys/kernel/oops_limit") == 0 ? 0 : -1;
 }
 
 /*
@@ -152,12 +170,12 @@ static void test_refusals(void)
 		mark(marker, sizeof(marker), names[how]);
 		status = refused_writer(how);
 		set_long(OOPS_LIMIT, limit);
-		result(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == W_EPERM &&
-		       log_find(marker, "hardprobe: refused", line, sizeof(line)),
-		       names[how], NULL, "oops_limit=%ld, oops_count=%ld: %s; log: %s",
-		       count + 1, count, status_str(status, buf, sizeof(buf)),
-		       log_find(marker, "hardprobe: refused", line, sizeof(line)) ? line :
-		       "no refusal");
+		check(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == W_EPERM &&
+		      log_find(marker, "hardprobe: refused", line, sizeof(line)),
+		      names[how], "oops_limit=%ld, oops_count=%ld: %s; log: %s",
+		      count + 1, count, status_str(status, buf, sizeof(buf)),
+		      log_find(marker, "hardprobe: refused", line, sizeof(line)) ? line :
+		      "no refusal");
 	}
 }
 
@@ -197,14 +215,48 @@ static void test_serialised(void)
 			   WEXITSTATUS(status[i]) == W_EPERM;
 	}
 	set_long(OOPS_LIMIT, limit);
-	result(died == 1 && refused == 1, name, NULL,
-	       "oops_limit=%ld from oops_count=%ld: writer 1 %s, writer 2 %s", count + 2, count,
-	       status_str(status[0], b0, sizeof(b0)), status_str(status[1], b1, sizeof(b1)));
+	check(died == 1 && refused == 1, name,
+	      "oops_limit=%ld from oops_count=%ld: writer 1 %s, writer 2 %s", count + 2, count,
+	      status_str(status[0], b0, sizeof(b0)), status_str(status[1], b1, sizeof(b1)));
+}
+
+/*
+ * One warning away from warn_limit, a report reads every safe probe: those
+ * that may warn must refuse (a warning now panics), and none may warn.
+ */
+static void test_warn_limit(void)
+{
+	const char *name = "report_one_warning_from_warn_limit";
+	long limit = read_long("/proc/sys/kernel/warn_limit");
+	long count = read_long("/sys/kernel/warn_count"), after;
+	char buf[65536];
+	int fd, refused = 0;
+	ssize_t n, len = 0;
+	char *p;
+
+	if (limit < 0 || count < 0 || set_long("/proc/sys/kernel/warn_limit", count + 1)) {
+		result(true, name, "SKIP", "cannot read or set warn_limit/warn_count");
+		return;
+	}
+	fd = open(HP_DIR "/json", O_RDONLY);
+	while (fd >= 0 && len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	if (fd >= 0)
+		close(fd);
+	buf[len] = '\0';
+	after = read_long("/sys/kernel/warn_count");
+	set_long("/proc/sys/kernel/warn_limit", limit);
+	for (p = buf; (p = strstr(p, "refused: kernel.warn_limit=")); p++)
+		refused++;
+	check(len > 0 && after == count && refused > 0, name,
+	      "warn_limit=%ld, warn_count %ld before, %ld after; %d probes refused",
+	      count + 1, count, after, refused);
 }
 
 static void test_allow_fatal_range(void)
 {
-	static const char *const bad[] = { "-1", "3", "99", "abc", "" };
+	static const char *const bad[] = { "-1", "3", "99", "0x10", "abc", "\n", "2147483648" };
 	char before[16], after[16];
 	unsigned int i, rejected = 0;
 
@@ -215,10 +267,10 @@ static void test_allow_fatal_range(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		rejected += write_file(HP_PARAM, bad[i], strlen(bad[i])) == -EINVAL;
 	read_text(HP_PARAM, after, sizeof(after));
-	result(rejected == ARRAY_SIZE(bad) && !strcmp(before, after),
-	       "allow_fatal_rejects_out_of_range", NULL,
-	       "%u of %zu bad values rejected with EINVAL; value %s before, %s after",
-	       rejected, ARRAY_SIZE(bad), before, after);
+	check(rejected == ARRAY_SIZE(bad) && !strcmp(before, after),
+	      "allow_fatal_rejects_out_of_range",
+	      "%u of %zu bad values rejected with EINVAL; value %s before, %s after",
+	      rejected, ARRAY_SIZE(bad), before, after);
 }
 
 static int load(const char *extra)
@@ -276,8 +328,8 @@ static void test_catch_then_unload(void)
 	int status;
 
 	if (write_file(HP_PARAM, "1", 1)) {
-		result(false, "run_reads_the_caught_probe", NULL, "cannot set allow_fatal=1");
-		result(false, "rmmod_after_a_catch", NULL, "cannot set allow_fatal=1");
+		check(false, "run_reads_the_caught_probe", "cannot set allow_fatal=1");
+		check(false, "rmmod_after_a_catch", "cannot set allow_fatal=1");
 		return;
 	}
 	pid = fork();
@@ -289,11 +341,11 @@ static void test_catch_then_unload(void)
 	status = pid > 0 ? wait_for(pid, 30) : -1;
 	read_text(HP_DIR "/run", run, sizeof(run));
 	snprintf(want, sizeof(want), "%s protected ", probe);
-	result(status >= 0 && WIFSIGNALED(status) && !strncmp(run, want, strlen(want)),
-	       "run_reads_the_caught_probe", NULL, "writer %s; run reads: %.200s",
-	       status_str(status, b, sizeof(b)), run);
+	check(status >= 0 && WIFSIGNALED(status) && !strncmp(run, want, strlen(want)),
+	      "run_reads_the_caught_probe", "writer %s; run reads: %.200s",
+	      status_str(status, b, sizeof(b)), run);
 	status = unload(10, why, sizeof(why));
-	result(status == 0, "rmmod_after_a_catch", NULL, "%s", why);
+	check(status == 0, "rmmod_after_a_catch", "%s", why);
 }
 
 static void test_fatal_run_at_load(void)
@@ -305,13 +357,13 @@ static void test_fatal_run_at_load(void)
 	snprintf(arg, sizeof(arg), "allow_fatal=1 run=%s", probe);
 	err = load_in_child(arg);
 	read_text("/sys/module/hardprobe/initstate", state, sizeof(state));
-	result(!err && !strcmp(state, "live") &&
-	       log_find(marker, "cannot run at load", line, sizeof(line)),
-	       "run_param_fatal_refused_at_load", NULL, "insmod %s: %s, initstate %s; log: %s",
-	       arg, err ? strerror(-err) : "ok", state[0] ? state : "-",
-	       log_find(marker, "cannot run at load", line, sizeof(line)) ? line : "no refusal");
+	check(!err && !strcmp(state, "live") &&
+	      log_find(marker, "cannot run at load", line, sizeof(line)),
+	      "run_param_fatal_refused_at_load", "insmod %s: %s, initstate %s; log: %s",
+	      arg, err ? strerror(-err) : "ok", state[0] ? state : "-",
+	      log_find(marker, "cannot run at load", line, sizeof(line)) ? line : "no refusal");
 	err = err ? err : unload(10, why, sizeof(why));
-	result(!err, "rmmod_after_run_param", NULL, "%s", err ? "failed" : why);
+	check(!err, "rmmod_after_run_param", "%s", err ? "failed" : why);
 }
 
 int main(int argc, char **argv)
@@ -343,17 +395,18 @@ int main(int argc, char **argv)
 	}
 	if (write_file(HP_PARAM, "1", 1)) {
 		for (i = 0; i < NR_TESTS; i++)
-			result(false, "trust", NULL, "cannot set allow_fatal=1");
+			check(false, "trust", "cannot set allow_fatal=1");
 		return KSFT_FAIL;
 	}
 	test_refusals();
 	test_serialised();
+	test_warn_limit();
 	test_allow_fatal_range();
 	test_catch_then_unload();
 	test_fatal_run_at_load();
 	/* the module as we found it, for whatever runs next */
 	c = load("");
-	result(!c, "reload", NULL, "insmod %s: %s", module_path, c ? strerror(-c) : "ok");
+	check(!c, "reload", "insmod %s: %s", module_path, c ? strerror(-c) : "ok");
 	printf("# trust: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? KSFT_FAIL : KSFT_PASS;
 }
