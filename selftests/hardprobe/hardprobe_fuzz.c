@@ -1108,6 +1108,14 @@ int main(int argc, char **argv)
 			st->stop = 1;
 			deadline = true;
 		}
+	/*
+	 * the writers may finish before the reloader ever found the module
+	 * idle: readers and the reloader go on (up to the deadline) until one
+	 * unload/reload cycle under fire has happened
+	 */
+	while (reloads && !st->stop && !__atomic_load_n(&st->cycles, __ATOMIC_RELAXED) &&
+	       time(NULL) < t0 + seconds)
+		usleep(10000);
 	st->stop = 1;
 	stuck = reap(pids, nproc, time(NULL) + GRACE_S);
 	if (stuck) {
