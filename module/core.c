@@ -454,6 +454,23 @@ static void hp_fatal_put(struct hp_fatal_state *st)
 	st->task = NULL;
 }
 
+static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
+			   struct hp_result *r);
+
+/*
+ * The fatal probe fired last died: judge it now, while its marker is
+ * surely in the log, rather than at the next read of a report (the ring may
+ * have wrapped by then). Under hp_lock.
+ */
+static void hp_fatal_judge_gone(void)
+{
+	struct hp_result r;
+	int slot = hp_fatal_cur;
+
+	if (slot >= 0 && hp_fatal[slot].in_flight && hp_task_gone(&hp_fatal[slot]))
+		hp_fatal_judge(hp_probe_tab[slot], &hp_fatal[slot], &r);
+}
+
 /*
  * Take hp_lock with no fatal probe in flight, waiting up to 5 s for one to
  * return or die. An oops somewhere else must not wedge every later reader:
@@ -468,8 +485,10 @@ static int hp_lock_exclusive(void)
 	for (tries = 0; ; tries++) {
 		if (mutex_lock_killable(&hp_lock))
 			return -EINTR;
-		if (!hp_fatal_busy())
+		if (!hp_fatal_busy()) {
+			hp_fatal_judge_gone();
 			return 0;
+		}
 		mutex_unlock(&hp_lock);
 		if (tries >= 500)
 			return -EBUSY;
