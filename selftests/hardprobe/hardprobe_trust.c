@@ -16,7 +16,8 @@
  *  - run=<fatal probe> at load is refused with a message, and the module
  *    is live afterwards.
  *
- * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe]
+ * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe] [group ...]
+ * groups: refusals serialised warn_limit allow_fatal unload run_param (default: all)
  * It needs root, a caught fatal probe (default nx.kmalloc) and a loaded
  * hardprobe, which it unloads and reloads. Prints KTAP version 1; exits 0
  * (pass), 1 (a failure) or 4 (skip).
@@ -33,7 +34,6 @@
 
 #define OOPS_LIMIT	"/proc/sys/kernel/oops_limit"
 #define OOPS_COUNT	"/sys/kernel/oops_count"
-#define NR_TESTS	10
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *module_path, *module_args = "", *probe = "nx.kmalloc";
@@ -366,9 +366,33 @@ static void test_fatal_run_at_load(void)
 	check(!err, "rmmod_after_run_param", "%s", err ? "failed" : why);
 }
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	int tests;
+} groups[] = {
+	{ "refusals", test_refusals, 2 },
+	{ "serialised", test_serialised, 1 },
+	{ "warn_limit", test_warn_limit, 1 },
+	{ "allow_fatal", test_allow_fatal_range, 1 },
+	{ "unload", test_catch_then_unload, 2 },
+	{ "run_param", test_fatal_run_at_load, 2 },
+};
+
+static bool wanted(const char *name, char **argv, int argc)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return !argc;
+}
+
 int main(int argc, char **argv)
 {
-	int c, i;
+	int c, i, nr_tests = 1;
+	unsigned int g;
 
 	while ((c = getopt(argc, argv, "m:a:p:")) != -1) {
 		if (c == 'm')
@@ -378,9 +402,12 @@ int main(int argc, char **argv)
 		else if (c == 'p')
 			probe = optarg;
 	}
-	printf("KTAP version 1\n1..%d\n", NR_TESTS);
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		nr_tests += wanted(groups[g].name, argv + optind, argc - optind) ?
+			    groups[g].tests : 0;
+	printf("KTAP version 1\n1..%d\n", nr_tests);
 	if (!module_path || geteuid() || load_probes()) {
-		for (i = 0; i < NR_TESTS; i++)
+		for (i = 0; i < nr_tests; i++)
 			result(true, "trust", "SKIP", "%s", !module_path ? "needs -m hardprobe.ko" :
 			       geteuid() ? "needs root" : "hardprobe is not loaded");
 		return KSFT_SKIP;
@@ -388,22 +415,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_probes && strcmp(probes[i].name, probe); i++)
 		;
 	if (i == nr_probes || strcmp(probes[i].kind, "fatal") || !probes[i].configured) {
-		for (i = 0; i < NR_TESTS; i++)
+		for (i = 0; i < nr_tests; i++)
 			result(true, "trust", "SKIP", "%s is not a configured fatal probe here",
 			       probe);
 		return KSFT_SKIP;
 	}
 	if (write_file(HP_PARAM, "1", 1)) {
-		for (i = 0; i < NR_TESTS; i++)
+		for (i = 0; i < nr_tests; i++)
 			check(false, "trust", "cannot set allow_fatal=1");
 		return KSFT_FAIL;
 	}
-	test_refusals();
-	test_serialised();
-	test_warn_limit();
-	test_allow_fatal_range();
-	test_catch_then_unload();
-	test_fatal_run_at_load();
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		if (wanted(groups[g].name, argv + optind, argc - optind))
+			groups[g].fn();
 	/* the module as we found it, for whatever runs next */
 	c = load("");
 	check(!c, "reload", "insmod %s: %s", module_path, c ? strerror(-c) : "ok");
