@@ -67,7 +67,11 @@ static int writer_code(int err)
 	return err == 0 ? W_RAN : err == -EPERM ? W_EPERM : err == -EBUSY ? W_EBUSY : W_OTHER;
 }
 
-/* Wait for @pid up to @secs; its status, or -1 (killed after the timeout). */
+/*
+ * Wait for @pid up to @secs; its status, or -1: killed after the timeout,
+ * and left behind if even SIGKILL cannot end it (a task in D state, as in
+ * an rmmod that waits forever).
+ */
 static int wait_for(pid_t pid, int secs)
 {
 	int status, i;
@@ -78,7 +82,8 @@ static int wait_for(pid_t pid, int secs)
 		usleep(100000);
 	}
 	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	for (i = 0; i < 10 && waitpid(pid, &status, WNOHANG) != pid; i++)
+		usleep(100000);
 	return -1;
 }
 
@@ -353,6 +358,7 @@ static void test_fatal_run_at_load(void)
 	char marker[160], line[LINE], state[32] = "", arg[128], why[96];
 	int err;
 
+	unload(10, why, sizeof(why));	/* loaded or not: load it anew below */
 	mark(marker, sizeof(marker), "run_param_fatal");
 	snprintf(arg, sizeof(arg), "allow_fatal=1 run=%s", probe);
 	err = load_in_child(arg);
@@ -429,7 +435,7 @@ int main(int argc, char **argv)
 		if (wanted(groups[g].name, argv + optind, argc - optind))
 			groups[g].fn();
 	/* the module as we found it, for whatever runs next */
-	c = load("");
+	c = load_in_child("");
 	check(!c, "reload", "insmod %s: %s", module_path, c ? strerror(-c) : "ok");
 	printf("# trust: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? KSFT_FAIL : KSFT_PASS;
