@@ -174,6 +174,18 @@ int hp_setting(const char *path, unsigned long *val)
 }
 EXPORT_SYMBOL_GPL(hp_setting);
 
+/* "oops_limit" for /proc/sys/kernel/oops_limit, "oops_count" for /sys/kernel/...; else @path */
+static const char *hp_setting_name(const char *path)
+{
+	static const char *const dirs[] = { HP_SYSCTL, "/sys/kernel/" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (str_has_prefix(path, dirs[i]))
+			return path + strlen(dirs[i]);
+	return path;
+}
+
 /**
  * hardprobe_would_panic() - would @n more oopses or warnings panic the kernel?
  * @panic_on: the sysctl that panics at the first one (panic_on_oops, _warn)
@@ -189,7 +201,6 @@ EXPORT_SYMBOL_GPL(hp_setting);
 bool hardprobe_would_panic(const char *panic_on, const char *limit,
 			   const char *count, unsigned int n, char *why, size_t len)
 {
-	static const char sysctl[] = HP_SYSCTL;
 	unsigned long on, lim, cnt;
 	int err;
 
@@ -197,15 +208,15 @@ bool hardprobe_would_panic(const char *panic_on, const char *limit,
 	if (err || on) {
 		if (err)
 			scnprintf(why, len, "cannot read kernel.%s (%d): counted as set",
-				  panic_on + strlen(sysctl), err);
+				  hp_setting_name(panic_on), err);
 		else
-			scnprintf(why, len, "kernel.%s=%lu", panic_on + strlen(sysctl), on);
+			scnprintf(why, len, "kernel.%s=%lu", hp_setting_name(panic_on), on);
 		return true;
 	}
 	err = hp_setting(limit, &lim);
 	if (err) {
 		scnprintf(why, len, "cannot read kernel.%s (%d): counted as reached",
-			  limit + strlen(sysctl), err);
+			  hp_setting_name(limit), err);
 		return true;
 	}
 	if (!lim)
@@ -213,12 +224,12 @@ bool hardprobe_would_panic(const char *panic_on, const char *limit,
 	err = hp_setting(count, &cnt);
 	if (err) {
 		scnprintf(why, len, "kernel.%s=%lu and cannot read %s (%d): counted as reached",
-			  limit + strlen(sysctl), lim, count, err);
+			  hp_setting_name(limit), lim, count, err);
 		return true;
 	}
 	if (cnt + n >= lim) {
 		scnprintf(why, len, "kernel.%s=%lu, %s=%lu: %u more would reach it",
-			  limit + strlen(sysctl), lim, count + strlen("/sys/kernel/"), cnt, n);
+			  hp_setting_name(limit), lim, hp_setting_name(count), cnt, n);
 		return true;
 	}
 	return false;
