@@ -53,7 +53,7 @@ fi
 
 # the same kernel under lockdown=integrity: the built-in hardprobe refuses at init, in
 # its own words, and no probe runs (the suites are then empty or skipped)
-(cd "$T" && timeout 600 python3 tools/testing/kunit/kunit.py exec --build_dir="$K" \
+(cd "$T" && timeout 600 python3 tools/testing/kunit/kunit.py exec --arch=x86_64 --build_dir="$K" \
 	--kernel_args=lockdown=integrity --raw_output=all --timeout=300) >"$L/kunit-lockdown.log" 2>&1
 if grep -q 'Kernel is locked down from command line' "$L/kunit-lockdown.log" &&
    grep -q 'hardprobe: the kernel is locked down' "$L/kunit-lockdown.log" &&
