@@ -891,14 +891,20 @@ static bool hp_valid_name(const char *s)
 	return true;
 }
 
-/* "run" reads this: @p's name, outcome and evidence. */
-static void hp_last_set(const struct hp_probe *p, const struct hp_result *r, int slot)
+/* The line "run" reads: @p's name, outcome and evidence. */
+static void hp_last_line(char *buf, size_t len, const struct hp_probe *p,
+			 const struct hp_result *r)
+{
+	snprintf(buf, len, "%s %s %s\n", p->name, hp_outcome_name(r->outcome), r->evidence);
+}
+
+/* A probe returned: "run" reads its line (no fatal probe left to judge). */
+static void hp_last_set(const struct hp_probe *p, const struct hp_result *r)
 {
 	if (mutex_lock_killable(&hp_lock))
 		return;
-	snprintf(hp_last, sizeof(hp_last), "%s %s %s\n", p->name,
-		 hp_outcome_name(r->outcome), r->evidence);
-	hp_last_slot = slot;
+	hp_last_line(hp_last, sizeof(hp_last), p, r);
+	hp_last_slot = -1;
 	mutex_unlock(&hp_lock);
 }
 
@@ -932,7 +938,7 @@ static int hp_run_name(const char *name, bool init)
 			if (err)
 				return err;
 			hp_fatal_result(p, i, &r);
-			hp_last_set(p, &r, -1);
+			hp_last_set(p, &r);
 		} else {
 			err = hp_run_safe(p, &r);
 			if (err)
@@ -940,7 +946,7 @@ static int hp_run_name(const char *name, bool init)
 			pr_info("result %s %s%s: %s\n", p->name,
 				hp_outcome_name(r.outcome),
 				r.known_gap ? " known_gap" : "", r.evidence);
-			hp_last_set(p, &r, -1);
+			hp_last_set(p, &r);
 		}
 		ret = ret == -EPERM ? ret : 0;
 	}
@@ -988,8 +994,7 @@ static ssize_t hp_run_read(struct file *file, char __user *ubuf, size_t count,
 		const struct hp_probe *p = hp_probe_index(slot);
 
 		hp_fatal_result(p, slot, &r);
-		snprintf(buf, sizeof(buf), "%s %s %s\n", p->name,
-			 hp_outcome_name(r.outcome), r.evidence);
+		hp_last_line(buf, sizeof(buf), p, &r);
 	}
 	return simple_read_from_buffer(ubuf, count, ppos, buf, strlen(buf));
 }
