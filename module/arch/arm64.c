@@ -29,7 +29,7 @@
 #include <asm/memory.h>
 #include <asm/sysreg.h>
 
-#include "../backward.h"
+#include "../backward/backward.h"
 #include "../hardprobe.h"
 
 /* A64 encodings counted in the module's own code */
