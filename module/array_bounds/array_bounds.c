@@ -145,7 +145,7 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 	       pb->supported ? "" : pb->gap);
 }
 
-static void hp_ab_fixed(struct hp_result *r)
+static void hp_array_bounds_fixed(struct hp_result *r)
 {
 	const struct hp_ab_probe pb = {
 		HP_AB_FIXED, "fixed", "a fixed u8 data[8] (not last)", true, NULL,
@@ -154,7 +154,7 @@ static void hp_ab_fixed(struct hp_result *r)
 	hp_ab_run(r, &pb);
 }
 
-static void hp_ab_trailing(struct hp_result *r)
+static void hp_array_bounds_trailing(struct hp_result *r)
 {
 	const struct hp_ab_probe pb = {
 		HP_AB_TRAILING, "trailing", "a trailing u8 tail[8]",
@@ -165,7 +165,7 @@ static void hp_ab_trailing(struct hp_result *r)
 	hp_ab_run(r, &pb);
 }
 
-static void hp_ab_counted(struct hp_result *r)
+static void hp_array_bounds_counted_by(struct hp_result *r)
 {
 	const struct hp_ab_probe pb = {
 		HP_AB_COUNTED, "counted_by", "a u8 data[] __counted_by(count), count 8",
@@ -196,20 +196,10 @@ static void hp_ab_layers(struct hp_layers *l)
 		 "warn mode: reported once per site, the access goes on");
 }
 
-static const struct hp_feature hp_bounds_features[] = {
-	{
-		.id = "array_bounds",
-		.symbol = "CONFIG_UBSAN_BOUNDS",
-		.layers = hp_ab_layers,
-	},
+static const struct hp_probe hp_probes_array_bounds[] = {
+	HP_PROBE(array_bounds, fixed, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1),
+	HP_PROBE(array_bounds, trailing, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1),
+	HP_PROBE(array_bounds, counted_by, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1),
 };
 
-static const struct hp_probe hp_bounds_probes[] = {
-	{ "array_bounds.fixed", "array_bounds", HP_AB_KIND, HP_AB_SIG, hp_ab_fixed, 1 },
-	{ "array_bounds.trailing", "array_bounds", HP_AB_KIND, HP_AB_SIG,
-	  hp_ab_trailing, 1 },
-	{ "array_bounds.counted_by", "array_bounds", HP_AB_KIND, HP_AB_SIG,
-	  hp_ab_counted, 1 },
-};
-
-HP_FAMILY(bounds);
+HP_FEATURE(array_bounds, .layers = hp_ab_layers);

@@ -24,20 +24,20 @@ struct hp_ab_arena {
 } __aligned(8);
 
 /* a fixed-size array with a neighbour after it */
-struct hp_ab_fixed {
+struct hp_array_bounds_fixed {
 	u32 n;
 	u8 data[HP_AB_N];
 	u8 guard[8];
 };
 
 /* a trailing fixed-size array: "flexible" to the compiler unless -fstrict-flex-arrays=3 */
-struct hp_ab_trailing {
+struct hp_array_bounds_trailing {
 	u32 n;
 	u8 tail[HP_AB_N];
 };
 
 /* a true flexible array member, its bound given by __counted_by */
-struct hp_ab_counted {
+struct hp_array_bounds_counted_by {
 	u32 count;
 	u8 data[] __counted_by(count);
 };
@@ -61,15 +61,15 @@ static __always_inline void hp_ab_do(enum hp_ab_case c, struct hp_ab_arena *a,
 	OPTIMIZER_HIDE_VAR(idx);
 	switch (c) {
 	case HP_AB_FIXED:
-		((struct hp_ab_fixed *)p)->data[idx] = HP_AB_VAL;
+		((struct hp_array_bounds_fixed *)p)->data[idx] = HP_AB_VAL;
 		break;
 	case HP_AB_TRAILING:
-		((struct hp_ab_trailing *)p)->tail[idx] = HP_AB_VAL;
+		((struct hp_array_bounds_trailing *)p)->tail[idx] = HP_AB_VAL;
 		break;
 	case HP_AB_COUNTED:
-		((struct hp_ab_counted *)p)->count = HP_AB_N;
+		((struct hp_array_bounds_counted_by *)p)->count = HP_AB_N;
 		OPTIMIZER_HIDE_VAR(p);
-		((struct hp_ab_counted *)p)->data[idx] = HP_AB_VAL;
+		((struct hp_array_bounds_counted_by *)p)->data[idx] = HP_AB_VAL;
 		break;
 	}
 }

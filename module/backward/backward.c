@@ -236,7 +236,7 @@ static void hp_bwd_run(struct hp_result *r, const char *what)
 		       rq.expected);
 }
 
-static void hp_scs_overwrite(struct hp_result *r)
+static void hp_shadow_call_stack_ret_overwrite(struct hp_result *r)
 {
 	if (!IS_ENABLED(CONFIG_ARM64)) {
 		hp_set(r, HP_UNSUPPORTED, "arm64 only");
@@ -245,7 +245,7 @@ static void hp_scs_overwrite(struct hp_result *r)
 	hp_bwd_run(r, "shadow call stack");
 }
 
-static void hp_ret_overwrite(struct hp_result *r)
+static void hp_ret_overwrite_stack(struct hp_result *r)
 {
 	if (!IS_ENABLED(CONFIG_X86_64)) {
 		hp_set(r, HP_UNSUPPORTED, "x86_64 only");
@@ -261,10 +261,10 @@ static void hp_not_arm64(struct hp_result *r)
 	hp_set(r, HP_UNSUPPORTED, "arm64 only");
 }
 
-#define hp_arm64_pac_signed_lr	hp_not_arm64
-#define hp_arm64_pac_corrupt	hp_not_arm64
-#define hp_arm64_pac_scs_entry	hp_not_arm64
-#define hp_arm64_bti_mid	hp_not_arm64
+#define hp_pac_ret_signed_lr	hp_not_arm64
+#define hp_pac_ret_corrupt	hp_not_arm64
+#define hp_pac_ret_scs_entry	hp_not_arm64
+#define hp_bti_mid_function	hp_not_arm64
 #endif
 
 static const char *hp_arm64_only(void)
@@ -337,41 +337,28 @@ static void hp_ret_layers(struct hp_layers *l)
 		 "no kernel-mode CET shadow stack (SHSTK is user-only in Linux)");
 }
 
-static const struct hp_feature hp_backward_features[] = {
-	{
-		.id = "shadow_call_stack",
-		.symbol = "CONFIG_SHADOW_CALL_STACK",
-		.unavailable = hp_arm64_only,
-		.layers = hp_scs_layers,
-	},
-	{
-		.id = "pac_ret",
-		.symbol = "CONFIG_ARM64_PTR_AUTH_KERNEL",
-		.unavailable = hp_arm64_only,
-		.layers = hp_pac_layers,
-	},
-	{
-		.id = "bti",
-		.symbol = "CONFIG_ARM64_BTI_KERNEL",
-		.unavailable = hp_bti_unavailable,
-		.layers = hp_bti_layers,
-	},
-	{
-		.id = "ret_overwrite",
-		.symbol = "none (no kernel-mode shadow stack: KSPP #142, #178)",
-		.unavailable = hp_ret_unavailable,
-		.layers = hp_ret_layers,
-	},
+static const struct hp_probe hp_probes_shadow_call_stack[] = {
+	HP_PROBE(shadow_call_stack, ret_overwrite, HP_SAFE),
 };
 
-static const struct hp_probe hp_backward_probes[] = {
-	{ "shadow_call_stack.ret_overwrite", "shadow_call_stack", HP_SAFE, NULL,
-	  hp_scs_overwrite },
-	{ "pac_ret.signed_lr", "pac_ret", HP_SAFE, NULL, hp_arm64_pac_signed_lr },
-	{ "pac_ret.corrupt", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_arm64_pac_corrupt },
-	{ "pac_ret.scs_entry", "pac_ret", HP_ARM64_KIND, HP_PAC_SIG, hp_arm64_pac_scs_entry },
-	{ "bti.mid_function", "bti", HP_ARM64_KIND, HP_BTI_SIG, hp_arm64_bti_mid },
-	{ "ret_overwrite.stack", "ret_overwrite", HP_SAFE, NULL, hp_ret_overwrite },
+HP_FEATURE(shadow_call_stack, .layers = hp_scs_layers, .unavailable = hp_arm64_only);
+
+static const struct hp_probe hp_probes_pac_ret[] = {
+	HP_PROBE(pac_ret, signed_lr, HP_SAFE),
+	HP_PROBE(pac_ret, corrupt, HP_ARM64_KIND, .signature = HP_PAC_SIG),
+	HP_PROBE(pac_ret, scs_entry, HP_ARM64_KIND, .signature = HP_PAC_SIG),
 };
 
-HP_FAMILY(backward);
+HP_FEATURE(pac_ret, .layers = hp_pac_layers, .unavailable = hp_arm64_only);
+
+static const struct hp_probe hp_probes_bti[] = {
+	HP_PROBE(bti, mid_function, HP_ARM64_KIND, .signature = HP_BTI_SIG),
+};
+
+HP_FEATURE(bti, .layers = hp_bti_layers, .unavailable = hp_bti_unavailable);
+
+static const struct hp_probe hp_probes_ret_overwrite[] = {
+	HP_PROBE(ret_overwrite, stack, HP_SAFE),
+};
+
+HP_FEATURE(ret_overwrite, .layers = hp_ret_layers, .unavailable = hp_ret_unavailable);

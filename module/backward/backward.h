@@ -61,10 +61,10 @@ unsigned long hp_arm64_pac_flip(unsigned long ptr);
 void hp_arm64_scs_layers(struct hp_layers *l);
 void hp_arm64_pac_layers(struct hp_layers *l);
 void hp_arm64_bti_layers(struct hp_layers *l);
-void hp_arm64_pac_signed_lr(struct hp_result *r);
-void hp_arm64_pac_corrupt(struct hp_result *r);
-void hp_arm64_pac_scs_entry(struct hp_result *r);
-void hp_arm64_bti_mid(struct hp_result *r);
+void hp_pac_ret_signed_lr(struct hp_result *r);
+void hp_pac_ret_corrupt(struct hp_result *r);
+void hp_pac_ret_scs_entry(struct hp_result *r);
+void hp_bti_mid_function(struct hp_result *r);
 extern char hp_arm64_pac_sig[];
 #else
 static inline unsigned long hp_arm64_pac_sign(unsigned long ptr,

@@ -151,22 +151,22 @@ static void hp_cfi_run(struct hp_result *r, void *target, const char *proto,
 	       READ_ONCE(hp_cfi_hit) == 0x5a22 ? "reached" : "did not reach", proto);
 }
 
-static void hp_cfi_mismatch(struct hp_result *r)
+static void hp_kcfi_mismatch(struct hp_result *r)
 {
 	hp_cfi_run(r, hp_cfi_t_long2, "long (*)(long, long)", HP_CFI_SIG_LONG2);
 }
 
-static void hp_cfi_return_type(struct hp_result *r)
+static void hp_kcfi_return_type(struct hp_result *r)
 {
 	hp_cfi_run(r, hp_cfi_t_void, "void (*)(int)", HP_CFI_SIG_VOID);
 }
 
-static void hp_cfi_arg_count(struct hp_result *r)
+static void hp_kcfi_arg_count(struct hp_result *r)
 {
 	hp_cfi_run(r, hp_cfi_t_argc, "int (*)(int, int)", HP_CFI_SIG_ARGC);
 }
 
-static void hp_cfi_arg_type(struct hp_result *r)
+static void hp_kcfi_arg_type(struct hp_result *r)
 {
 	hp_cfi_run(r, hp_cfi_t_argtype, "int (*)(long)", HP_CFI_SIG_ARGTYPE);
 }
@@ -212,7 +212,7 @@ static bool hp_ibt_active(void)
 	return cpu_feature_enabled(X86_FEATURE_IBT) && (__read_cr4() & X86_CR4_CET);
 }
 
-static void hp_ibt_run(struct hp_result *r)
+static void hp_ibt_past_endbr(struct hp_result *r)
 {
 	const u8 *entry = (const u8 *)hp_ibt_target;
 	hp_cfi_int_fn fn = hp_ibt_target;
@@ -283,7 +283,7 @@ static void hp_ibt_layers(struct hp_layers *l)
 		 cpu_feature_enabled(X86_FEATURE_IBT), !!(__read_cr4() & X86_CR4_CET));
 }
 #else
-static void hp_ibt_run(struct hp_result *r)
+static void hp_ibt_past_endbr(struct hp_result *r)
 {
 	hp_set(r, HP_UNSUPPORTED, "x86_64 only");
 }
@@ -301,27 +301,17 @@ static const char *hp_ibt_unavailable(void)
 	return IS_ENABLED(CONFIG_X86_64) ? NULL : "x86_64 only";
 }
 
-static const struct hp_feature hp_cfi_features[] = {
-	{
-		.id = "kcfi",
-		.symbol = "CONFIG_CFI_CLANG",
-		.unavailable = hp_cfi_unavailable,
-		.layers = hp_cfi_layers,
-	},
-	{
-		.id = "ibt",
-		.symbol = "CONFIG_X86_KERNEL_IBT",
-		.unavailable = hp_ibt_unavailable,
-		.layers = hp_ibt_layers,
-	},
+static const struct hp_probe hp_probes_kcfi[] = {
+	HP_PROBE(kcfi, mismatch, HP_CFI_KIND, .signature = HP_CFI_SIG_LONG2),
+	HP_PROBE(kcfi, return_type, HP_CFI_KIND, .signature = HP_CFI_SIG_VOID),
+	HP_PROBE(kcfi, arg_count, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGC),
+	HP_PROBE(kcfi, arg_type, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGTYPE),
 };
 
-static const struct hp_probe hp_cfi_probes[] = {
-	{ "kcfi.mismatch", "kcfi", HP_CFI_KIND, HP_CFI_SIG_LONG2, hp_cfi_mismatch },
-	{ "kcfi.return_type", "kcfi", HP_CFI_KIND, HP_CFI_SIG_VOID, hp_cfi_return_type },
-	{ "kcfi.arg_count", "kcfi", HP_CFI_KIND, HP_CFI_SIG_ARGC, hp_cfi_arg_count },
-	{ "kcfi.arg_type", "kcfi", HP_CFI_KIND, HP_CFI_SIG_ARGTYPE, hp_cfi_arg_type },
-	{ "ibt.past_endbr", "ibt", HP_FATAL, HP_IBT_SIG, hp_ibt_run },
+HP_FEATURE(kcfi, .layers = hp_cfi_layers, .unavailable = hp_cfi_unavailable);
+
+static const struct hp_probe hp_probes_ibt[] = {
+	HP_PROBE(ibt, past_endbr, HP_FATAL, .signature = HP_IBT_SIG),
 };
 
-HP_FAMILY(cfi);
+HP_FEATURE(ibt, .layers = hp_ibt_layers, .unavailable = hp_ibt_unavailable);

@@ -30,6 +30,7 @@
 #include <linux/vmalloc.h>
 
 #include "../hardprobe.h"
+#include "../lib/log.h"
 #include "../bench/bench.h"
 
 #define HP_NAME_MAX	64
@@ -70,28 +71,6 @@ static char *target = "host";
 module_param(target, charp, 0400);
 MODULE_PARM_DESC(target, "name of the bench target, copied into the JSON report");
 
-static const struct hp_family *const hp_families[] = {
-	&hp_family_stackinit,
-	&hp_family_heapinit,
-	&hp_family_regs,
-	&hp_family_canary,
-	&hp_family_memperm,
-	&hp_family_memexec,
-	&hp_family_cfi,
-	&hp_family_fortify,
-	&hp_family_bounds,
-	&hp_family_usercopy,
-	&hp_family_refcount,
-	&hp_family_list,
-	&hp_family_slab,
-	&hp_family_spec,
-	&hp_family_kstack,
-	&hp_family_overflow,
-	&hp_family_backward,
-	&hp_family_mte,
-	&hp_family_layout,
-};
-
 static DEFINE_MUTEX(hp_lock);
 static u64 hp_seq;
 
@@ -105,7 +84,6 @@ struct hp_fatal_state {
 };
 
 static struct hp_fatal_state *hp_fatal;
-static unsigned int hp_nr_probes, hp_nr_features;
 /*
  * The one fatal probe that may be in flight (-1: none), guarded by hp_lock:
  * while its task lives nothing else runs, safe probes included, so that no
@@ -117,322 +95,6 @@ static char hp_last[HP_NAME_MAX + HP_EVIDENCE_LEN + 32];
 static int hp_last_slot = -1;
 static struct dentry *hp_dir;
 
-static const char *const hp_outcome_names[HP_OUTCOME_MAX] = {
-	[HP_NOT_RUN] = "not_run",
-	[HP_PROTECTED] = "protected",
-	[HP_VULNERABLE] = "vulnerable",
-	[HP_UNSUPPORTED] = "unsupported",
-	[HP_INCONCLUSIVE] = "inconclusive",
-	[HP_ERROR] = "error",
-};
-
-const char *hp_outcome_name(enum hp_outcome o)
-{
-	return o < HP_OUTCOME_MAX ? hp_outcome_names[o] : "error";
-}
-EXPORT_SYMBOL_GPL(hp_outcome_name);
-
-const char *hp_kind_name(enum hp_kind k)
-{
-	switch (k) {
-	case HP_SAFE:
-		return "safe";
-	case HP_FATAL:
-		return "fatal";
-	case HP_PANIC:
-		return "panic";
-	}
-	return "?";
-}
-EXPORT_SYMBOL_GPL(hp_kind_name);
-
-void hp_set(struct hp_result *r, enum hp_outcome o, const char *fmt, ...)
-{
-	va_list ap;
-
-	r->outcome = o;
-	va_start(ap, fmt);
-	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
-	va_end(ap);
-}
-
-void hp_layer(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/**
- * hp_layers_unavailable() - the layers of a feature this kernel cannot have
- * @l: the layers to fill
- * @sym: its Kconfig symbol
- * @why: e.g. "arm64 only"
- */
-void hp_layers_unavailable(struct hp_layers *l, const char *sym, const char *why)
-{
-	l->configured = false;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s", sym, why);
-	hp_layer(l->built, sizeof(l->built), "n/a (%s)", why);
-	hp_layer(l->active, sizeof(l->active), "n/a (%s)", why);
-}
-
-/* The "built" layer of a compile-time feature: the flags the module got. */
-void hp_built_flags(struct hp_layers *l, const char *flags, const char *none)
-{
-	hp_layer(l->built, sizeof(l->built), "module flags: %s",
-		 flags[0] ? flags : none);
-}
-
-/* a catch's task: within this many lines of its signature, "PID: <pid> " */
-#define HP_TIE_LINES	16
-
-/* What one pass over the log looks for. */
-struct hp_scan {
-	const char *marker;		/* start after the last line holding it, or NULL */
-	const char *const *needles;	/* NULL entries are skipped */
-	unsigned int n;
-	bool *found;
-	char *line;			/* gets the first line holding needles[0] */
-	size_t len;
-	/*
-	 * needles[0] counts only within HP_TIE_LINES lines of a line holding
-	 * @tie: the same report as the task's "PID: <pid> " line
-	 */
-	const char *tie;
-	bool marked;			/* out: the marker was found */
-};
-
-/* the record of the last marker found: a hint, a wrong one only costs a rescan */
-static u64 hp_log_seen;
-
-static void hp_scan_copy(struct hp_scan *sc, char *text)
-{
-	if (!sc->line)
-		return;
-	/* drop the "[    4.386934] " time stamp */
-	if (text[0] == '[' && strstr(text, "] "))
-		text = strstr(text, "] ") + 2;
-	strscpy(sc->line, strim(text), sc->len);
-}
-
-/*
- * One pass over the kernel log: for each needle whether a line after the
- * last line holding the marker holds it.
- *
- * A marker is printed right before the search for it, after the markers of
- * earlier searches: the pass starts at the last marker found, and goes
- * back to the start of the log only if the marker is not there.
- */
-static unsigned int hp_log_scan(struct hp_scan *sc)
-{
-	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0;
-	struct kmsg_dump_iter iter;
-	bool rescan = false;
-	u64 from, seq, mark = 0;
-	size_t k;
-	char *buf;
-
-	sc->marked = !sc->marker;
-	memset(sc->found, 0, sc->n * sizeof(*sc->found));
-	buf = kmalloc(1024, GFP_KERNEL);
-	if (!buf)
-		return 0;
-	kmsg_dump_rewind(&iter);
-	from = READ_ONCE(hp_log_seen);
-	if (sc->marker && from > iter.cur_seq && from < iter.next_seq) {
-		iter.cur_seq = from;
-		rescan = true;
-	}
-again:
-	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
-	     seq = iter.cur_seq) {
-		buf[k] = '\0';
-		if (sc->marker && strstr(buf, sc->marker)) {
-			sc->marked = true;
-			mark = seq;
-			since_tie = UINT_MAX;
-			pending = 0;
-			memset(sc->found, 0, sc->n * sizeof(*sc->found));
-			continue;
-		}
-		if (!sc->marked)
-			continue;
-		if (sc->tie) {
-			bool tie = strstr(buf, sc->tie);
-
-			since_tie = tie ? 0 : since_tie == UINT_MAX ? since_tie : since_tie + 1;
-			if (!sc->found[0] && strstr(buf, sc->needles[0])) {
-				hp_scan_copy(sc, buf);
-				pending = HP_TIE_LINES + 1;
-			}
-			if (pending && since_tie <= HP_TIE_LINES)
-				sc->found[0] = true;
-			pending -= !!pending;
-		}
-		for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
-			if (sc->found[i] || !sc->needles[i] || !strstr(buf, sc->needles[i]))
-				continue;
-			sc->found[i] = true;
-			if (!i)
-				hp_scan_copy(sc, buf);
-		}
-	}
-	if (rescan && !sc->marked) {
-		kmsg_dump_rewind(&iter);
-		rescan = false;
-		goto again;
-	}
-	if (sc->marker && sc->marked)
-		WRITE_ONCE(hp_log_seen, mark);
-	kfree(buf);
-	for (i = 0; i < sc->n; i++)
-		hits += sc->found[i];
-	return hits;
-}
-
-/**
- * hp_log_find() - search the kernel log after a marker line
- * @marker: text of the line that starts the search (exclusive), or NULL
- *	to search the whole log
- * @needle: text to find in a later line
- * @line: where to copy the matching line (may be NULL)
- * @len: size of @line
- *
- * Return: true if a line after the last line holding @marker holds @needle;
- * @line then holds the first such line.
- */
-bool hp_log_find(const char *marker, const char *needle, char *line,
-		 size_t len)
-{
-	bool found;
-	struct hp_scan sc = { .marker = marker, .needles = &needle, .n = 1,
-			      .found = &found, .line = line, .len = len };
-
-	return hp_log_scan(&sc) == 1;
-}
-
-/**
- * hp_log_find_all() - search the kernel log after a marker for several needles
- * @marker: as for hp_log_find()
- * @needles: texts to find in later lines (NULL entries are skipped)
- * @n: number of @needles
- * @found: set per needle: found after the last @marker line
- * @line: where to copy the first line holding needles[0] (may be NULL)
- * @len: size of @line
- *
- * One pass over the log, where hp_log_find() per needle would make @n.
- *
- * Return: how many of @needles were found.
- */
-unsigned int hp_log_find_all(const char *marker, const char *const *needles,
-			     unsigned int n, bool *found, char *line, size_t len)
-{
-	struct hp_scan sc = { .marker = marker, .needles = needles, .n = n,
-			      .found = found, .line = line, .len = len };
-
-	return hp_log_scan(&sc);
-}
-
-/**
- * hp_fn_size() - the size of a function of ours, from kallsyms
- * @fn: its address
- *
- * "name+0x0/0x40 [hardprobe]": the size runs to the next symbol, so it
- * includes the assembler's padding.
- *
- * Return: the size in bytes, or 0 if unknown or over 4 KiB.
- */
-unsigned long hp_fn_size(const void *fn)
-{
-	char sym[KSYM_SYMBOL_LEN];
-	unsigned long size;
-	char *slash;
-
-	sprint_symbol(sym, (unsigned long)fn);
-	slash = strchr(sym, '/');
-	if (!slash)
-		return 0;
-	*strchrnul(slash, ' ') = '\0';
-	if (kstrtoul(slash + 1, 16, &size) || size > 4096)
-		return 0;
-	return size;
-}
-
-/* Flat views of the family tables, built once at load. */
-static const struct hp_probe **hp_probe_tab;
-static const struct hp_feature **hp_feature_tab;
-
-static const struct hp_probe *hp_probe_index(unsigned int i)
-{
-	return i < hp_nr_probes ? hp_probe_tab[i] : NULL;
-}
-
-static const struct hp_feature *hp_feature_index(unsigned int i)
-{
-	return i < hp_nr_features ? hp_feature_tab[i] : NULL;
-}
-
-static int hp_build_tables(void)
-{
-	unsigned int f, i, np = 0, nf = 0;
-
-	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
-		hp_nr_probes += hp_families[f]->nr_probes;
-		hp_nr_features += hp_families[f]->nr_features;
-	}
-	hp_probe_tab = kcalloc(hp_nr_probes, sizeof(*hp_probe_tab), GFP_KERNEL);
-	hp_feature_tab = kcalloc(hp_nr_features, sizeof(*hp_feature_tab), GFP_KERNEL);
-	hp_fatal = kcalloc(hp_nr_probes, sizeof(*hp_fatal), GFP_KERNEL);
-	if (!hp_probe_tab || !hp_feature_tab || !hp_fatal)
-		return -ENOMEM;
-	for (f = 0; f < ARRAY_SIZE(hp_families); f++) {
-		for (i = 0; i < hp_families[f]->nr_probes; i++)
-			hp_probe_tab[np++] = &hp_families[f]->probes[i];
-		for (i = 0; i < hp_families[f]->nr_features; i++)
-			hp_feature_tab[nf++] = &hp_families[f]->features[i];
-	}
-	return 0;
-}
-
-static void hp_free_tables(void)
-{
-	kfree(hp_probe_tab);
-	kfree(hp_feature_tab);
-	kfree(hp_fatal);
-}
-
-unsigned int hardprobe_probe_count(void)
-{
-	return hp_nr_probes;
-}
-EXPORT_SYMBOL_GPL(hardprobe_probe_count);
-
-const struct hp_probe *hardprobe_probe_at(unsigned int i)
-{
-	return hp_probe_index(i);
-}
-EXPORT_SYMBOL_GPL(hardprobe_probe_at);
-
-const struct hp_feature *hardprobe_feature(const char *id)
-{
-	unsigned int i;
-
-	for (i = 0; i < hp_nr_features; i++)
-		if (!strcmp(hp_feature_index(i)->id, id))
-			return hp_feature_index(i);
-	return NULL;
-}
-EXPORT_SYMBOL_GPL(hardprobe_feature);
-
-void hardprobe_feature_layers(const struct hp_feature *f, struct hp_layers *l)
-{
-	memset(l, 0, sizeof(*l));
-	f->layers(l);
-}
-EXPORT_SYMBOL_GPL(hardprobe_feature_layers);
 
 /* The fatal probe in @st fired and its task is dying or dead. Under hp_lock. */
 static bool hp_task_gone(const struct hp_fatal_state *st)
@@ -468,7 +130,7 @@ static void hp_fatal_judge_gone(void)
 	int slot = hp_fatal_cur;
 
 	if (slot >= 0 && hp_fatal[slot].in_flight && hp_task_gone(&hp_fatal[slot]))
-		hp_fatal_judge(hp_probe_tab[slot], &hp_fatal[slot], &r);
+		hp_fatal_judge(hardprobe_probe_at(slot), &hp_fatal[slot], &r);
 }
 
 /*
@@ -709,23 +371,23 @@ static struct hp_run *hp_run_all(void)
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run)
 		return NULL;
-	run->features = kcalloc(hp_nr_features, sizeof(*run->features), GFP_KERNEL);
-	run->probes = kcalloc(hp_nr_probes, sizeof(*run->probes), GFP_KERNEL);
+	run->features = kcalloc(hp_feature_count(), sizeof(*run->features), GFP_KERNEL);
+	run->probes = kcalloc(hardprobe_probe_count(), sizeof(*run->probes), GFP_KERNEL);
 	if (!run->features || !run->probes)
 		goto fail;
-	run->nr_features = hp_nr_features;
-	run->nr_probes = hp_nr_probes;
+	run->nr_features = hp_feature_count();
+	run->nr_probes = hardprobe_probe_count();
 
-	for (fi = 0; fi < hp_nr_features; fi++) {
+	for (fi = 0; fi < hp_feature_count(); fi++) {
 		struct hp_feature_result *fr = &run->features[fi];
 
-		fr->feature = hp_feature_index(fi);
+		fr->feature = hp_feature_at(fi);
 		hardprobe_feature_layers(fr->feature, &fr->layers);
-		if (fr->feature->unavailable)
-			fr->unavailable = fr->feature->unavailable();
+		if (fr->feature->impl->unavailable)
+			fr->unavailable = fr->feature->impl->unavailable();
 		fr->first = pi;
-		for (i = 0; i < hp_nr_probes; i++) {
-			const struct hp_probe *p = hp_probe_index(i);
+		for (i = 0; i < hardprobe_probe_count(); i++) {
+			const struct hp_probe *p = hardprobe_probe_at(i);
 			struct hp_probe_result *pr = &run->probes[pi];
 
 			if (strcmp(p->feature, fr->feature->id))
@@ -740,18 +402,13 @@ static struct hp_run *hp_run_all(void)
 		}
 		fr->outcome = HP_NOT_RUN;
 		for (i = fr->first; i < fr->first + fr->count; i++) {
-			static const u8 rank[HP_OUTCOME_MAX] = {
-				[HP_NOT_RUN] = 0, [HP_UNSUPPORTED] = 1,
-				[HP_PROTECTED] = 2, [HP_INCONCLUSIVE] = 3,
-				[HP_VULNERABLE] = 4, [HP_ERROR] = 5,
-			};
 			const struct hp_result *res = &run->probes[i].res;
 			enum hp_outcome o = res->outcome;
 
 			/* a documented gap is shown by its probe, not failed */
 			if (o == HP_VULNERABLE && res->known_gap)
 				continue;
-			if (o < HP_OUTCOME_MAX && rank[o] > rank[fr->outcome])
+			if (hp_outcome_rank(o) > hp_outcome_rank(fr->outcome))
 				fr->outcome = o;
 		}
 	}
@@ -860,8 +517,8 @@ static int hp_probes_open(struct inode *inode, struct file *file)
 	out = hp_out_alloc(&s);
 	if (!out)
 		return -ENOMEM;
-	for (i = 0; i < hp_nr_probes; i++) {
-		const struct hp_probe *p = hp_probe_index(i);
+	for (i = 0; i < hardprobe_probe_count(); i++) {
+		const struct hp_probe *p = hardprobe_probe_at(i);
 		const struct hp_feature *f = hardprobe_feature(p->feature);
 		struct hp_layers l;
 
@@ -920,8 +577,8 @@ static int hp_run_name(const char *name, bool init)
 
 	if (!hp_valid_name(name))
 		return -EINVAL;
-	for (i = 0; i < hp_nr_probes; i++) {
-		const struct hp_probe *p = hp_probe_index(i);
+	for (i = 0; i < hardprobe_probe_count(); i++) {
+		const struct hp_probe *p = hardprobe_probe_at(i);
 		struct hp_result r;
 		int err;
 
@@ -991,7 +648,7 @@ static ssize_t hp_run_read(struct file *file, char __user *ubuf, size_t count,
 	strscpy(buf, hp_last, sizeof(buf));
 	mutex_unlock(&hp_lock);
 	if (slot >= 0) {
-		const struct hp_probe *p = hp_probe_index(slot);
+		const struct hp_probe *p = hardprobe_probe_at(slot);
 
 		hp_fatal_result(p, slot, &r);
 		hp_last_line(buf, sizeof(buf), p, &r);
@@ -1036,7 +693,7 @@ static void hp_fatal_put_all(void)
 {
 	unsigned int i;
 
-	for (i = 0; hp_fatal && i < hp_nr_probes; i++)
+	for (i = 0; hp_fatal && i < hardprobe_probe_count(); i++)
 		hp_fatal_put(&hp_fatal[i]);
 }
 
@@ -1070,14 +727,17 @@ static int __init hardprobe_init(void)
 		pr_err("run=%s: not a probe or feature name\n", run_at_load);
 		return -EINVAL;
 	}
-	if (hp_build_tables()) {
-		hp_free_tables();
+	if (hp_registry_init())
+		return -ENOMEM;
+	hp_fatal = kcalloc(hardprobe_probe_count(), sizeof(*hp_fatal), GFP_KERNEL);
+	if (!hp_fatal) {
+		hp_registry_exit();
 		return -ENOMEM;
 	}
 	hp_settings_init();
 	hp_create_files();
-	pr_info("loaded: %u probes of %u features (target %s)\n", hp_nr_probes,
-		hp_nr_features, target);
+	pr_info("loaded: %u probes of %u features (target %s)\n", hardprobe_probe_count(),
+		hp_feature_count(), target);
 
 	if (run_at_load) {
 		int err = hp_run_name(run_at_load, true);
@@ -1095,7 +755,8 @@ static void __exit hardprobe_exit(void)
 	debugfs_remove_recursive(hp_dir);
 	hp_settings_exit();
 	hp_fatal_put_all();
-	hp_free_tables();
+	kfree(hp_fatal);
+	hp_registry_exit();
 }
 
 module_init(hardprobe_init);

@@ -19,30 +19,6 @@ static const char *const hp_ktap_names[] = {
 	[HP_KTAP_ERROR] = "error",
 };
 
-/**
- * hp_expect() - compare an outcome with what the configuration promises
- * @o: the observed outcome
- * @known_gap: the outcome is a documented hole of the feature
- * @configured: the kernel's configuration asks for the feature
- *
- * Return: the KTAP verdict of the design's expectation table.
- */
-enum hp_ktap hp_expect(enum hp_outcome o, bool known_gap, bool configured)
-{
-	switch (o) {
-	case HP_PROTECTED:
-		return HP_KTAP_OK;
-	case HP_VULNERABLE:
-		if (known_gap || !configured)
-			return HP_KTAP_SKIP;
-		return HP_KTAP_NOT_OK;
-	case HP_ERROR:
-		return HP_KTAP_ERROR;
-	default:
-		return HP_KTAP_SKIP;
-	}
-}
-
 /* Why a verdict is what it is, for KTAP directives and the text report. */
 static void hp_why(char *buf, size_t len, enum hp_outcome o, bool known_gap,
 		   const struct hp_feature *f, const struct hp_layers *l,
@@ -250,6 +226,32 @@ static void hp_json_kv(struct seq_buf *s, const char *key, const char *val,
 		seq_buf_putc(s, ',');
 }
 
+/*
+ * The module's outcome rules, for the programs that judge its results: the
+ * ranking (a feature's outcome is its probes' highest, gaps aside) and
+ * hp_expect() for every outcome, known gap and configuration.
+ */
+static void hp_json_rules(struct seq_buf *s, const char *const *ktap)
+{
+	unsigned int o, r, gap, conf, sep = 0;
+
+	seq_buf_puts(s, "\"rules\":{\"rank\":[");
+	for (r = 0; r < HP_OUTCOME_MAX; r++)
+		for (o = 0; o < HP_OUTCOME_MAX; o++)
+			if (hp_outcome_rank(o) == r)
+				seq_buf_printf(s, "%s\"%s\"", sep++ ? "," : "", hp_outcome_name(o));
+	seq_buf_puts(s, "],\n\"ktap\":[");
+	sep = 0;
+	for (o = 0; o < HP_OUTCOME_MAX; o++)
+		for (gap = 0; gap < 2; gap++)
+			for (conf = 0; conf < 2; conf++)
+				seq_buf_printf(s, "%s{\"outcome\":\"%s\",\"known_gap\":%s,\"configured\":%s,\"ktap\":\"%s\"}",
+					       sep++ ? ",\n " : "", hp_outcome_name(o),
+					       gap ? "true" : "false", conf ? "true" : "false",
+					       ktap[hp_expect(o, gap, conf)]);
+	seq_buf_puts(s, "]},\n");
+}
+
 void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 {
 	static const char *const ktap_json[] = {
@@ -272,7 +274,9 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 	hp_json_kv(s, "arch", utsname()->machine, true);
 	hp_json_kv(s, "compiler", CONFIG_CC_VERSION_TEXT, true);
 	hp_json_kv(s, "cmdline", cmdline, false);
-	seq_buf_puts(s, "},\n\"features\":[\n");
+	seq_buf_puts(s, "},\n");
+	hp_json_rules(s, ktap_json);
+	seq_buf_puts(s, "\"features\":[\n");
 	for (fi = 0; fi < run->nr_features; fi++) {
 		const struct hp_feature_result *fr = &run->features[fi];
 		enum hp_ktap k = hp_expect(fr->outcome, false, fr->layers.configured);
@@ -281,6 +285,9 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr, sum, HP_WHY_LEN));
 		seq_buf_putc(s, '{');
 		hp_json_kv(s, "feature", fr->feature->id, true);
+		hp_json_kv(s, "title", fr->feature->title, true);
+		hp_json_kv(s, "group", fr->feature->group, true);
+		hp_json_kv(s, "family", fr->feature->family, true);
 		hp_json_kv(s, "outcome", hp_outcome_name(fr->outcome), true);
 		seq_buf_printf(s, "\"configured_bool\":%s,",
 			       fr->layers.configured ? "true" : "false");

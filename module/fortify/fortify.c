@@ -128,22 +128,22 @@ static void hp_fo_run(struct hp_result *r, enum hp_fo_op op)
 	       kept[0], kept[1], ctl[0], ctl[1]);
 }
 
-static void hp_fo_strscpy(struct hp_result *r)
+static void hp_fortify_strscpy(struct hp_result *r)
 {
 	hp_fo_run(r, HP_FO_STRSCPY);
 }
 
-static void hp_fo_strcpy(struct hp_result *r)
+static void hp_fortify_strcpy(struct hp_result *r)
 {
 	hp_fo_run(r, HP_FO_STRCPY);
 }
 
-static void hp_fo_memcpy(struct hp_result *r)
+static void hp_fortify_memcpy(struct hp_result *r)
 {
 	hp_fo_run(r, HP_FO_MEMCPY);
 }
 
-static void hp_fo_memset(struct hp_result *r)
+static void hp_fortify_memset(struct hp_result *r)
 {
 	hp_fo_run(r, HP_FO_MEMSET);
 }
@@ -166,7 +166,7 @@ static noinline void hp_fo_span_copy(struct hp_fo_arena *a, size_t len)
 	memcpy(p->name, src, len);
 }
 
-static void hp_fo_span(struct hp_result *r)
+static void hp_fortify_memcpy_field_spanning(struct hp_result *r)
 {
 	static char first[HP_EVIDENCE_LEN];
 	static unsigned int seq, first_run;
@@ -224,7 +224,7 @@ static noinline void hp_fo_real(enum hp_fo_op op, enum hp_fo_dst dst,
 	hp_fo_do(op, dst, a, len);
 }
 
-static void hp_fo_fatal_strcpy(struct hp_result *r)
+static void hp_fortify_strcpy_bug(struct hp_result *r)
 {
 	struct hp_fo_arena a;
 	unsigned int spill;
@@ -258,22 +258,13 @@ static void hp_fo_layers(struct hp_layers *l)
 		 "compile-time feature: checks inline in each caller");
 }
 
-static const struct hp_feature hp_fortify_features[] = {
-	{
-		.id = "fortify",
-		.symbol = "CONFIG_FORTIFY_SOURCE",
-		.layers = hp_fo_layers,
-	},
+static const struct hp_probe hp_probes_fortify[] = {
+	HP_PROBE(fortify, strscpy, HP_SAFE),
+	HP_PROBE(fortify, strcpy, HP_SAFE),
+	HP_PROBE(fortify, memcpy, HP_SAFE),
+	HP_PROBE(fortify, memset, HP_SAFE),
+	HP_PROBE(fortify, memcpy_field_spanning, HP_SAFE, .warns = 1),
+	HP_PROBE(fortify, strcpy_bug, HP_FATAL, .signature = HP_FO_SIG_STRCPY),
 };
 
-static const struct hp_probe hp_fortify_probes[] = {
-	{ "fortify.strscpy", "fortify", HP_SAFE, NULL, hp_fo_strscpy },
-	{ "fortify.strcpy", "fortify", HP_SAFE, NULL, hp_fo_strcpy },
-	{ "fortify.memcpy", "fortify", HP_SAFE, NULL, hp_fo_memcpy },
-	{ "fortify.memset", "fortify", HP_SAFE, NULL, hp_fo_memset },
-	{ "fortify.memcpy_field_spanning", "fortify", HP_SAFE, NULL, hp_fo_span, 1 },
-	{ "fortify.strcpy_bug", "fortify", HP_FATAL, HP_FO_SIG_STRCPY,
-	  hp_fo_fatal_strcpy },
-};
-
-HP_FAMILY(fortify);
+HP_FEATURE(fortify, .layers = hp_fo_layers);

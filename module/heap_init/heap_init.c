@@ -247,7 +247,7 @@ static bool hp_heap_usable(struct hp_result *r, const struct hp_heap_seen *ctl,
  * probe then fills the free object again (after init_on_free) and looks
  * at what the allocation hands out.
  */
-static void hp_heap_alloc(struct hp_result *r)
+static void hp_heap_init_alloc_slab(struct hp_result *r)
 {
 	bool own = want_init_on_alloc(GFP_KERNEL), freeing = want_init_on_free();
 	struct hp_heap_seen ctl, s;
@@ -280,7 +280,7 @@ static void hp_heap_alloc(struct hp_result *r)
 			hp_heap_alloc_zeroer(), &s, ctl_txt);
 }
 
-static void hp_heap_free(struct hp_result *r)
+static void hp_heap_init_free_slab(struct hp_result *r)
 {
 	struct hp_heap_seen ctl, s;
 	char ctl_txt[96];
@@ -388,12 +388,12 @@ static void hp_page_run(struct hp_result *r, bool after_free)
 	}
 }
 
-static void hp_page_alloc(struct hp_result *r)
+static void hp_heap_init_alloc_page(struct hp_result *r)
 {
 	hp_page_run(r, false);
 }
 
-static void hp_page_free(struct hp_result *r)
+static void hp_heap_init_free_page(struct hp_result *r)
 {
 	hp_page_run(r, true);
 }
@@ -450,24 +450,16 @@ static void hp_heap_layers_free(struct hp_layers *l)
 		 want_init_on_free());
 }
 
-static const struct hp_feature hp_heapinit_features[] = {
-	{
-		.id = "heap_init_alloc",
-		.symbol = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON",
-		.layers = hp_heap_layers_alloc,
-	},
-	{
-		.id = "heap_init_free",
-		.symbol = "CONFIG_INIT_ON_FREE_DEFAULT_ON",
-		.layers = hp_heap_layers_free,
-	},
+static const struct hp_probe hp_probes_heap_init_alloc[] = {
+	HP_PROBE(heap_init_alloc, slab, HP_SAFE),
+	HP_PROBE(heap_init_alloc, page, HP_SAFE),
 };
 
-static const struct hp_probe hp_heapinit_probes[] = {
-	{ "heap_init_alloc.slab", "heap_init_alloc", HP_SAFE, NULL, hp_heap_alloc },
-	{ "heap_init_alloc.page", "heap_init_alloc", HP_SAFE, NULL, hp_page_alloc },
-	{ "heap_init_free.slab", "heap_init_free", HP_SAFE, NULL, hp_heap_free },
-	{ "heap_init_free.page", "heap_init_free", HP_SAFE, NULL, hp_page_free },
+HP_FEATURE(heap_init_alloc, .layers = hp_heap_layers_alloc);
+
+static const struct hp_probe hp_probes_heap_init_free[] = {
+	HP_PROBE(heap_init_free, slab, HP_SAFE),
+	HP_PROBE(heap_init_free, page, HP_SAFE),
 };
 
-HP_FAMILY(heapinit);
+HP_FEATURE(heap_init_free, .layers = hp_heap_layers_free);

@@ -177,7 +177,7 @@ static int hp_u16_cmp(const void *a, const void *b)
 	return *(const u16 *)a - *(const u16 *)b;
 }
 
-static void hp_kstack_offset(struct hp_result *r)
+static void hp_kstack_offset_syscall(struct hp_result *r)
 {
 	unsigned int i, n, total, distinct = 1, bits;
 	unsigned long a, b;
@@ -217,7 +217,7 @@ static void hp_kstack_offset(struct hp_result *r)
 	kfree(s);
 }
 
-static void hp_stack_erase(struct hp_result *r)
+static void hp_stack_erase_previous_syscall(struct hp_result *r)
 {
 	unsigned long seen, poison, words, lo, hi;
 	unsigned int measured, seen_reads;
@@ -300,23 +300,14 @@ static void hp_erase_layers(struct hp_layers *l)
 			 l->configured ? "always on (no runtime switch)" : "off (not built)");
 }
 
-static const struct hp_feature hp_kstack_features[] = {
-	{
-		.id = "kstack_offset",
-		.symbol = "CONFIG_RANDOMIZE_KSTACK_OFFSET",
-		.layers = hp_kstack_layers,
-	},
-	{
-		.id = "stack_erase",
-		.symbol = "CONFIG_GCC_PLUGIN_STACKLEAK",
-		.unavailable = hp_erase_unavailable,
-		.layers = hp_erase_layers,
-	},
+static const struct hp_probe hp_probes_kstack_offset[] = {
+	HP_PROBE(kstack_offset, syscall, HP_SAFE),
 };
 
-static const struct hp_probe hp_kstack_probes[] = {
-	{ "kstack_offset.syscall", "kstack_offset", HP_SAFE, NULL, hp_kstack_offset },
-	{ "stack_erase.previous_syscall", "stack_erase", HP_SAFE, NULL, hp_stack_erase },
+HP_FEATURE(kstack_offset, .layers = hp_kstack_layers);
+
+static const struct hp_probe hp_probes_stack_erase[] = {
+	HP_PROBE(stack_erase, previous_syscall, HP_SAFE),
 };
 
-HP_FAMILY(kstack);
+HP_FEATURE(stack_erase, .layers = hp_erase_layers, .unavailable = hp_erase_unavailable);

@@ -97,7 +97,7 @@ static bool hp_rs_configured(void)
 	       IS_ENABLED(CONFIG_RANDSTRUCT_PERFORMANCE);
 }
 
-static void hp_rs_struct(struct hp_result *r)
+static void hp_randstruct_struct_order(struct hp_result *r)
 {
 	static const size_t roff[] = HP_RS_OFFSETS(struct hp_rs_rand);
 	static const size_t poff[] = HP_RS_OFFSETS(struct hp_rs_plain);
@@ -129,7 +129,7 @@ static void hp_rs_struct(struct hp_result *r)
  * seed (scripts/basic/randstruct.seed of the kernel build): a module built
  * with another seed reads other fields and corrupts what it writes.
  */
-static void hp_rs_seed(struct hp_result *r)
+static void hp_randstruct_seed_match(struct hp_result *r)
 {
 	char comm[TASK_COMM_LEN], kcomm[TASK_COMM_LEN];
 	pid_t pid, kpid, tgid, ktgid;
@@ -231,7 +231,7 @@ static int hp_fs_sysfs(struct hp_fs_dir *d)
 #endif
 }
 
-static void hp_fs_order(struct hp_result *r)
+static void hp_function_sections_load_order(struct hp_result *r)
 {
 	struct hp_fs_dir d = { .total = 0 };
 	char got[HP_FS_N + 1], want[HP_FS_N + 1];
@@ -352,7 +352,7 @@ static const char *hp_lto_unavailable(void)
 
 /* the unannotated switch case warning (build time) */
 
-static void hp_ft_warning(struct hp_result *r)
+static void hp_fallthrough_warning(struct hp_result *r)
 {
 	if (HP_LB_FT_CONTROL_N) {
 		hp_set(r, HP_INCONCLUSIVE,
@@ -395,7 +395,7 @@ static void hp_ft_layers(struct hp_layers *l)
 
 /* stack_clash (build time) */
 
-static void hp_sc_probes(struct hp_result *r)
+static void hp_stack_clash_probes(struct hp_result *r)
 {
 	if (HP_LB_SC_KERNEL_RC || HP_LB_SC_ON_RC) {
 		/* a compiler without the flag: no control */
@@ -445,45 +445,33 @@ static const char *hp_sc_unavailable(void)
 	return "the Makefile forces -fno-stack-clash-protection: VMAP_STACK guard pages, no VLAs";
 }
 
-static const struct hp_feature hp_layout_features[] = {
-	{
-		.id = "randstruct",
-		.symbol = "CONFIG_RANDSTRUCT_FULL",
-		.unavailable = hp_rs_unavailable,
-		.layers = hp_rs_layers,
-	},
-	{
-		.id = "function_sections",
-		.symbol = "FG-KASLR (not upstream)",
-		.unavailable = hp_fs_unavailable,
-		.layers = hp_fs_layers,
-	},
-	{
-		.id = "lto",
-		.symbol = "CONFIG_LTO_CLANG",
-		.unavailable = hp_lto_unavailable,
-		.layers = hp_lto_layers,
-	},
-	{
-		.id = "fallthrough",
-		.symbol = "CONFIG_CC_IMPLICIT_FALLTHROUGH",
-		.layers = hp_ft_layers,
-	},
-	{
-		.id = "stack_clash",
-		.symbol = "-fstack-clash-protection",
-		.unavailable = hp_sc_unavailable,
-		.layers = hp_sc_layers,
-	},
+static const struct hp_probe hp_probes_randstruct[] = {
+	HP_PROBE(randstruct, struct_order, HP_SAFE),
+	HP_PROBE(randstruct, seed_match, HP_SAFE),
 };
 
-static const struct hp_probe hp_layout_probes[] = {
-	{ "randstruct.struct_order", "randstruct", HP_SAFE, NULL, hp_rs_struct },
-	{ "randstruct.seed_match", "randstruct", HP_SAFE, NULL, hp_rs_seed },
-	{ "function_sections.load_order", "function_sections", HP_SAFE, NULL, hp_fs_order },
-	{ "lto.bitcode", "lto", HP_SAFE, NULL, hp_lto_bitcode },
-	{ "fallthrough.warning", "fallthrough", HP_SAFE, NULL, hp_ft_warning },
-	{ "stack_clash.probes", "stack_clash", HP_SAFE, NULL, hp_sc_probes },
+HP_FEATURE(randstruct, .layers = hp_rs_layers, .unavailable = hp_rs_unavailable);
+
+static const struct hp_probe hp_probes_function_sections[] = {
+	HP_PROBE(function_sections, load_order, HP_SAFE),
 };
 
-HP_FAMILY(layout);
+HP_FEATURE(function_sections, .layers = hp_fs_layers, .unavailable = hp_fs_unavailable);
+
+static const struct hp_probe hp_probes_lto[] = {
+	HP_PROBE(lto, bitcode, HP_SAFE),
+};
+
+HP_FEATURE(lto, .layers = hp_lto_layers, .unavailable = hp_lto_unavailable);
+
+static const struct hp_probe hp_probes_fallthrough[] = {
+	HP_PROBE(fallthrough, warning, HP_SAFE),
+};
+
+HP_FEATURE(fallthrough, .layers = hp_ft_layers);
+
+static const struct hp_probe hp_probes_stack_clash[] = {
+	HP_PROBE(stack_clash, probes, HP_SAFE),
+};
+
+HP_FEATURE(stack_clash, .layers = hp_sc_layers, .unavailable = hp_sc_unavailable);

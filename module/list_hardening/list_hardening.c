@@ -94,7 +94,7 @@ static void hp_list_mark(char *marker, size_t len, const char *what)
 }
 
 /* list_add(new, a) where b->prev no longer points back at a */
-static void hp_list_add_corrupt(struct hp_result *r)
+static void hp_list_hardening_add_corrupt(struct hp_result *r)
 {
 	struct hp_list l, ctl;
 	char marker[48];
@@ -162,12 +162,12 @@ static void hp_list_del_corrupt(struct hp_result *r, bool bad_prev)
 			      l.a.next == &l.b && l.c.prev == &l.stray, what);
 }
 
-static void hp_list_del_prev(struct hp_result *r)
+static void hp_list_hardening_del_bad_prev(struct hp_result *r)
 {
 	hp_list_del_corrupt(r, true);
 }
 
-static void hp_list_del_next(struct hp_result *r)
+static void hp_list_hardening_del_bad_next(struct hp_result *r)
 {
 	hp_list_del_corrupt(r, false);
 }
@@ -194,21 +194,13 @@ static void hp_list_layers(struct hp_layers *l)
 		 "corruption: WARN and refuse the operation");
 }
 
-static const struct hp_feature hp_list_features[] = {
-	{
-		.id = "list_hardening",
-		.symbol = "CONFIG_LIST_HARDENED",
-		.layers = hp_list_layers,
-	},
+static const struct hp_probe hp_probes_list_hardening[] = {
+	HP_PROBE(list_hardening, add_corrupt, HP_LIST_KIND,
+		 .signature = HP_LIST_SIG_ADD, .warns = 1),
+	HP_PROBE(list_hardening, del_bad_prev, HP_LIST_KIND,
+		 .signature = HP_LIST_SIG_DEL_PREV, .warns = 1),
+	HP_PROBE(list_hardening, del_bad_next, HP_LIST_KIND,
+		 .signature = HP_LIST_SIG_DEL_NEXT, .warns = 1),
 };
 
-static const struct hp_probe hp_list_probes[] = {
-	{ "list_hardening.add_corrupt", "list_hardening", HP_LIST_KIND, HP_LIST_SIG_ADD,
-	  hp_list_add_corrupt, 1 },
-	{ "list_hardening.del_bad_prev", "list_hardening", HP_LIST_KIND, HP_LIST_SIG_DEL_PREV,
-	  hp_list_del_prev, 1 },
-	{ "list_hardening.del_bad_next", "list_hardening", HP_LIST_KIND, HP_LIST_SIG_DEL_NEXT,
-	  hp_list_del_next, 1 },
-};
-
-HP_FAMILY(list);
+HP_FEATURE(list_hardening, .layers = hp_list_layers);

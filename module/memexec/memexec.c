@@ -59,24 +59,18 @@
 #define HP_GUARD_SIG	"stack guard page was hit at"
 #define HP_UEXEC_SIG	"unable to execute userspace code (SMEP?)"
 #define HP_UACCESS_SIG	"#PF: error_code(0x0001) - permissions violation"
-#define HP_UEXEC_SYM	"SMEP (a CPU feature, no Kconfig option)"
-#define HP_UACCESS_SYM	"SMAP (a CPU feature, no Kconfig option)"
 #define HP_ARCH_OK
 #elif defined(CONFIG_ARM64)
 #define HP_NX_SIG	"Unable to handle kernel execute from non-executable memory"
 #define HP_GUARD_SIG	"Unable to handle kernel paging request at virtual address"
 #define HP_UEXEC_SIG	"Unable to handle kernel execution of user memory"
 #define HP_UACCESS_SIG	"Unable to handle kernel access to user memory outside uaccess routines"
-#define HP_UEXEC_SYM	"PXN (set on every user mapping, no Kconfig option)"
-#define HP_UACCESS_SYM	"CONFIG_ARM64_PAN"
 #define HP_ARCH_OK
 #else
 #define HP_NX_SIG	"-"
 #define HP_GUARD_SIG	"-"
 #define HP_UEXEC_SIG	"-"
 #define HP_UACCESS_SIG	"-"
-#define HP_UEXEC_SYM	"none on this architecture"
-#define HP_UACCESS_SYM	"none on this architecture"
 #endif
 
 /* The function every nx/user_exec probe copies and calls. */
@@ -278,7 +272,7 @@ static void hp_nx_rodata(struct hp_result *r)
  * stack_guard: the pages around a vmalloc'd task stack are unmapped. A
  * nofault read answers -EFAULT there and the stack's own bytes read fine.
  */
-static void hp_guard_nofault(struct hp_result *r)
+static void hp_stack_guard_nofault(struct hp_result *r)
 {
 	u8 *stack = task_stack_page(current);
 	long lo, hi, below, above;
@@ -312,7 +306,7 @@ static void hp_guard_nofault(struct hp_result *r)
 	       below ? "above" : "below", THREAD_SIZE / 1024, stack, below, above);
 }
 
-static void hp_guard_leading(struct hp_result *r)
+static void hp_stack_guard_leading(struct hp_result *r)
 {
 	const u8 *stack = task_stack_page(current);
 	u8 b;
@@ -369,7 +363,7 @@ static bool hp_user_exec_unsupported(struct hp_result *r)
 	return hp_arch_unsupported(r);
 }
 
-static void hp_user_exec(struct hp_result *r)
+static void hp_user_exec_mmap(struct hp_result *r)
 {
 	u8 code[HP_EXEC_SIZE], back[HP_EXEC_SIZE];
 	unsigned long uaddr;
@@ -419,7 +413,7 @@ static bool hp_user_access_unsupported(struct hp_result *r)
 	return hp_arch_unsupported(r);
 }
 
-static void hp_user_access(struct hp_result *r)
+static void hp_user_access_read(struct hp_result *r)
 {
 	unsigned long uaddr, val = HP_USER_MAGIC, back = 0, got;
 
@@ -537,41 +531,31 @@ static const char *hp_user_unavailable(void)
 #endif
 }
 
-static const struct hp_feature hp_memexec_features[] = {
-	{
-		.id = "nx",
-		.symbol = "CONFIG_STRICT_KERNEL_RWX",
-		.layers = hp_nx_layers,
-	},
-	{
-		.id = "stack_guard",
-		.symbol = "CONFIG_VMAP_STACK",
-		.layers = hp_guard_layers,
-	},
-	{
-		.id = "user_exec",
-		.symbol = HP_UEXEC_SYM,
-		.unavailable = hp_user_unavailable,
-		.layers = hp_uexec_layers,
-	},
-	{
-		.id = "user_access",
-		.symbol = HP_UACCESS_SYM,
-		.unavailable = hp_user_unavailable,
-		.layers = hp_uaccess_layers,
-	},
+static const struct hp_probe hp_probes_nx[] = {
+	HP_PROBE(nx, kmalloc, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, vmalloc, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, stack, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, data, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, rodata, HP_FATAL, .signature = HP_NX_SIG),
 };
 
-static const struct hp_probe hp_memexec_probes[] = {
-	{ "nx.kmalloc", "nx", HP_FATAL, HP_NX_SIG, hp_nx_kmalloc },
-	{ "nx.vmalloc", "nx", HP_FATAL, HP_NX_SIG, hp_nx_vmalloc },
-	{ "nx.stack", "nx", HP_FATAL, HP_NX_SIG, hp_nx_stack },
-	{ "nx.data", "nx", HP_FATAL, HP_NX_SIG, hp_nx_data },
-	{ "nx.rodata", "nx", HP_FATAL, HP_NX_SIG, hp_nx_rodata },
-	{ "stack_guard.nofault", "stack_guard", HP_SAFE, NULL, hp_guard_nofault },
-	{ "stack_guard.leading", "stack_guard", HP_FATAL, HP_GUARD_SIG, hp_guard_leading },
-	{ "user_exec.mmap", "user_exec", HP_FATAL, HP_UEXEC_SIG, hp_user_exec },
-	{ "user_access.read", "user_access", HP_FATAL, HP_UACCESS_SIG, hp_user_access },
+HP_FEATURE(nx, .layers = hp_nx_layers);
+
+static const struct hp_probe hp_probes_stack_guard[] = {
+	HP_PROBE(stack_guard, nofault, HP_SAFE),
+	HP_PROBE(stack_guard, leading, HP_FATAL, .signature = HP_GUARD_SIG),
 };
 
-HP_FAMILY(memexec);
+HP_FEATURE(stack_guard, .layers = hp_guard_layers);
+
+static const struct hp_probe hp_probes_user_exec[] = {
+	HP_PROBE(user_exec, mmap, HP_FATAL, .signature = HP_UEXEC_SIG),
+};
+
+HP_FEATURE(user_exec, .layers = hp_uexec_layers, .unavailable = hp_user_unavailable);
+
+static const struct hp_probe hp_probes_user_access[] = {
+	HP_PROBE(user_access, read, HP_FATAL, .signature = HP_UACCESS_SIG),
+};
+
+HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable);

@@ -245,18 +245,9 @@ static void hp_mte_layers(struct hp_layers *l)
 }
 #endif
 
-static const struct hp_feature hp_mte_features[] = {
-	{
-		.id = "mte",
-		.symbol = "CONFIG_KASAN_HW_TAGS",
-		.unavailable = hp_mte_unavailable,
-		.layers = hp_mte_layers,
-	},
+static const struct hp_probe hp_probes_mte[] = {
+	HP_PROBE(mte, slab_oob, HP_SAFE, .warns = 1),
+	HP_PROBE(mte, slab_uaf, HP_SAFE, .warns = 1),
 };
 
-static const struct hp_probe hp_mte_probes[] = {
-	{ "mte.slab_oob", "mte", HP_SAFE, NULL, hp_mte_slab_oob, 1 },
-	{ "mte.slab_uaf", "mte", HP_SAFE, NULL, hp_mte_slab_uaf, 1 },
-};
-
-HP_FAMILY(mte);
+HP_FEATURE(mte, .layers = hp_mte_layers, .unavailable = hp_mte_unavailable);

@@ -286,7 +286,7 @@ static void hp_ovf_judge(struct hp_result *r, const struct hp_ovf_probe *pb,
 	       flags, s.list, r->known_gap ? "; known gap: " : "", r->known_gap ? gap : "");
 }
 
-static void hp_ovf_signed_kernel(struct hp_result *r)
+static void hp_signed_overflow_kernel_flags(struct hp_result *r)
 {
 	static char first[HP_EVIDENCE_LEN];
 	const struct hp_ovf_probe pb = {
@@ -305,7 +305,7 @@ static void hp_ovf_signed_kernel(struct hp_result *r)
 		     gap : NULL);
 }
 
-static void hp_ovf_signed_san(struct hp_result *r)
+static void hp_signed_overflow_sanitizer(struct hp_result *r)
 {
 #ifdef HP_OVF_SIO
 	static char first[HP_EVIDENCE_LEN];
@@ -330,7 +330,7 @@ static void hp_ovf_signed_san(struct hp_result *r)
 #endif
 }
 
-static void hp_ovf_unsigned_kernel(struct hp_result *r)
+static void hp_unsigned_overflow_kernel_flags(struct hp_result *r)
 {
 	static char first[HP_EVIDENCE_LEN];
 	const struct hp_ovf_probe pb = {
@@ -341,7 +341,7 @@ static void hp_ovf_unsigned_kernel(struct hp_result *r)
 	hp_ovf_judge(r, &pb, "kernel flags: no 6.12 option adds the sanitizer", NULL);
 }
 
-static void hp_ovf_unsigned_san(struct hp_result *r)
+static void hp_unsigned_overflow_sanitizer(struct hp_result *r)
 {
 #ifdef HP_OVF_UIO
 	static char first[HP_EVIDENCE_LEN];
@@ -356,7 +356,7 @@ static void hp_ovf_unsigned_san(struct hp_result *r)
 #endif
 }
 
-static void hp_ovf_trunc_kernel(struct hp_result *r)
+static void hp_truncation_kernel_flags(struct hp_result *r)
 {
 	static char first[HP_EVIDENCE_LEN];
 	const struct hp_ovf_probe pb = {
@@ -367,7 +367,7 @@ static void hp_ovf_trunc_kernel(struct hp_result *r)
 	hp_ovf_judge(r, &pb, "kernel flags: no 6.12 option adds the sanitizer", NULL);
 }
 
-static void hp_ovf_trunc_san(struct hp_result *r)
+static void hp_truncation_sanitizer(struct hp_result *r)
 {
 #ifdef HP_OVF_TRUNC
 	static char first[HP_EVIDENCE_LEN];
@@ -403,7 +403,7 @@ struct hp_ovf_flex {
 	struct hp_ovf_elem e[];
 };
 
-static void hp_ovf_check_ops(struct hp_result *r)
+static void hp_overflow_helpers_check_overflow(struct hp_result *r)
 {
 	size_t n = SIZE_MAX / HP_OVF_ESZ + 2, esz = HP_OVF_ESZ, z = 0, wrap;
 	int imax = INT_MAX, one = 1, s = 0, small = 0;
@@ -432,7 +432,7 @@ static void hp_ovf_check_ops(struct hp_result *r)
 	       wrap);
 }
 
-static void hp_ovf_saturate(struct hp_result *r)
+static void hp_overflow_helpers_saturate(struct hp_result *r)
 {
 	size_t n = SIZE_MAX / HP_OVF_ESZ + 2, big = SIZE_MAX - 8, esz = HP_OVF_ESZ;
 	size_t mul, add, arr, st, wrap, swrap;
@@ -531,44 +531,32 @@ static void hp_ovf_helpers_layers(struct hp_layers *l)
 	hp_layer(l->active, sizeof(l->active), "a SIZE_MAX allocation fails");
 }
 
-static const struct hp_feature hp_overflow_features[] = {
-	{
-		.id = "signed_overflow",
-		.symbol = "CONFIG_UBSAN_SIGNED_WRAP",
-		.layers = hp_ovf_signed_layers,
-	},
-	{
-		.id = "unsigned_overflow",
-		.symbol = "-fsanitize=unsigned-integer-overflow (no 6.12 option)",
-		.layers = hp_ovf_unsigned_layers,
-	},
-	{
-		.id = "truncation",
-		.symbol = "-fsanitize=implicit-conversion (no 6.12 option)",
-		.layers = hp_ovf_trunc_layers,
-	},
-	{
-		.id = "overflow_helpers",
-		.symbol = "overflow.h helpers (always built in)",
-		.layers = hp_ovf_helpers_layers,
-	},
+static const struct hp_probe hp_probes_signed_overflow[] = {
+	HP_PROBE(signed_overflow, sanitizer, HP_OVF_SKIND,
+		 .signature = HP_OVF_SSIG, .warns = HP_OVF_NR_SOP),
+	HP_PROBE(signed_overflow, kernel_flags, HP_OVF_KKIND,
+		 .signature = HP_OVF_KSIG, .warns = HP_OVF_NR_SOP),
 };
 
-static const struct hp_probe hp_overflow_probes[] = {
-	{ "signed_overflow.sanitizer", "signed_overflow", HP_OVF_SKIND, HP_OVF_SSIG,
-	  hp_ovf_signed_san, HP_OVF_NR_SOP },
-	{ "signed_overflow.kernel_flags", "signed_overflow", HP_OVF_KKIND, HP_OVF_KSIG,
-	  hp_ovf_signed_kernel, HP_OVF_NR_SOP },
-	{ "unsigned_overflow.sanitizer", "unsigned_overflow", HP_SAFE, NULL,
-	  hp_ovf_unsigned_san, HP_OVF_NR_UOP },
-	{ "unsigned_overflow.kernel_flags", "unsigned_overflow", HP_SAFE, NULL,
-	  hp_ovf_unsigned_kernel, HP_OVF_NR_UOP },
-	{ "truncation.sanitizer", "truncation", HP_SAFE, NULL, hp_ovf_trunc_san, HP_OVF_NR_COP },
-	{ "truncation.kernel_flags", "truncation", HP_SAFE, NULL, hp_ovf_trunc_kernel,
-	  HP_OVF_NR_COP },
-	{ "overflow_helpers.check_overflow", "overflow_helpers", HP_SAFE, NULL,
-	  hp_ovf_check_ops },
-	{ "overflow_helpers.saturate", "overflow_helpers", HP_SAFE, NULL, hp_ovf_saturate },
+HP_FEATURE(signed_overflow, .layers = hp_ovf_signed_layers);
+
+static const struct hp_probe hp_probes_unsigned_overflow[] = {
+	HP_PROBE(unsigned_overflow, sanitizer, HP_SAFE, .warns = HP_OVF_NR_UOP),
+	HP_PROBE(unsigned_overflow, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_UOP),
 };
 
-HP_FAMILY(overflow);
+HP_FEATURE(unsigned_overflow, .layers = hp_ovf_unsigned_layers);
+
+static const struct hp_probe hp_probes_truncation[] = {
+	HP_PROBE(truncation, sanitizer, HP_SAFE, .warns = HP_OVF_NR_COP),
+	HP_PROBE(truncation, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_COP),
+};
+
+HP_FEATURE(truncation, .layers = hp_ovf_trunc_layers);
+
+static const struct hp_probe hp_probes_overflow_helpers[] = {
+	HP_PROBE(overflow_helpers, check_overflow, HP_SAFE),
+	HP_PROBE(overflow_helpers, saturate, HP_SAFE),
+};
+
+HP_FEATURE(overflow_helpers, .layers = hp_ovf_helpers_layers);

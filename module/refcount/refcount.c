@@ -69,7 +69,7 @@ static void hp_rc_mark(char *marker, size_t len, const char *what)
 	pr_info("%s\n", marker);
 }
 
-static void hp_rc_overflow(struct hp_result *r)
+static void hp_refcount_inc_overflow(struct hp_result *r)
 {
 	refcount_t rc = REFCOUNT_INIT(REFCOUNT_MAX);
 	atomic_t ctl = ATOMIC_INIT(INT_MAX);
@@ -85,7 +85,7 @@ static void hp_rc_overflow(struct hp_result *r)
 		    &hp_rc_warned_ovf);
 }
 
-static void hp_rc_underflow(struct hp_result *r)
+static void hp_refcount_dec_underflow(struct hp_result *r)
 {
 	refcount_t rc = REFCOUNT_INIT(0);
 	atomic_t ctl = ATOMIC_INIT(0);
@@ -102,7 +102,7 @@ static void hp_rc_underflow(struct hp_result *r)
 		    "refcount_t: underflow; use-after-free", &hp_rc_warned_uaf);
 }
 
-static void hp_rc_dec_to_zero(struct hp_result *r)
+static void hp_refcount_dec_to_zero(struct hp_result *r)
 {
 	refcount_t rc = REFCOUNT_INIT(1);
 	atomic_t ctl = ATOMIC_INIT(1);
@@ -118,7 +118,7 @@ static void hp_rc_dec_to_zero(struct hp_result *r)
 		    "refcount_t: decrement hit 0; leaking memory", &hp_rc_warned_leak);
 }
 
-static void hp_rc_add_zero(struct hp_result *r)
+static void hp_refcount_add_on_zero(struct hp_result *r)
 {
 	refcount_t rc = REFCOUNT_INIT(0);
 	atomic_t ctl = ATOMIC_INIT(0);
@@ -134,7 +134,7 @@ static void hp_rc_add_zero(struct hp_result *r)
 }
 
 /* Once saturated, a counter must stay there: decrements cannot free it. */
-static void hp_rc_saturated(struct hp_result *r)
+static void hp_refcount_saturated(struct hp_result *r)
 {
 	refcount_t rc = REFCOUNT_INIT(REFCOUNT_SATURATED);
 	atomic_t ctl = ATOMIC_INIT(REFCOUNT_SATURATED);
@@ -173,20 +173,12 @@ static void hp_rc_layers(struct hp_layers *l)
 		 (unsigned int)REFCOUNT_SATURATED);
 }
 
-static const struct hp_feature hp_refcount_features[] = {
-	{
-		.id = "refcount",
-		.symbol = "refcount_t saturation (always built in)",
-		.layers = hp_rc_layers,
-	},
+static const struct hp_probe hp_probes_refcount[] = {
+	HP_PROBE(refcount, inc_overflow, HP_SAFE, .warns = 1),
+	HP_PROBE(refcount, dec_underflow, HP_SAFE, .warns = 1),
+	HP_PROBE(refcount, dec_to_zero, HP_SAFE, .warns = 1),
+	HP_PROBE(refcount, add_on_zero, HP_SAFE, .warns = 1),
+	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 1),
 };
 
-static const struct hp_probe hp_refcount_probes[] = {
-	{ "refcount.inc_overflow", "refcount", HP_SAFE, NULL, hp_rc_overflow, 1 },
-	{ "refcount.dec_underflow", "refcount", HP_SAFE, NULL, hp_rc_underflow, 1 },
-	{ "refcount.dec_to_zero", "refcount", HP_SAFE, NULL, hp_rc_dec_to_zero, 1 },
-	{ "refcount.add_on_zero", "refcount", HP_SAFE, NULL, hp_rc_add_zero, 1 },
-	{ "refcount.saturated", "refcount", HP_SAFE, NULL, hp_rc_saturated, 1 },
-};
-
-HP_FAMILY(refcount);
+HP_FEATURE(refcount, .layers = hp_rc_layers);

@@ -115,23 +115,15 @@ static void hp_roai_layers(struct hp_layers *l)
 			     IS_ENABLED(CONFIG_STRICT_MODULE_RWX));
 }
 
-static const struct hp_feature hp_memperm_features[] = {
-	{
-		.id = "rodata",
-		.symbol = "CONFIG_STRICT_KERNEL_RWX",
-		.layers = hp_rodata_layers,
-	},
-	{
-		.id = "ro_after_init",
-		.symbol = "CONFIG_STRICT_MODULE_RWX",
-		.layers = hp_roai_layers,
-	},
+static const struct hp_probe hp_probes_rodata[] = {
+	HP_PROBE(rodata, kernel, HP_SAFE),
+	HP_PROBE(rodata, module, HP_SAFE),
 };
 
-static const struct hp_probe hp_memperm_probes[] = {
-	{ "rodata.kernel", "rodata", HP_SAFE, NULL, hp_rodata_kernel },
-	{ "rodata.module", "rodata", HP_SAFE, NULL, hp_rodata_module },
-	{ "ro_after_init.module", "ro_after_init", HP_SAFE, NULL, hp_ro_after_init_module },
+HP_FEATURE(rodata, .layers = hp_rodata_layers);
+
+static const struct hp_probe hp_probes_ro_after_init[] = {
+	HP_PROBE(ro_after_init, module, HP_SAFE),
 };
 
-HP_FAMILY(memperm);
+HP_FEATURE(ro_after_init, .layers = hp_roai_layers);

@@ -123,7 +123,7 @@ static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t
 	return true;
 }
 
-static void hp_slab_double_free(struct hp_result *r)
+static void hp_slab_free_double_free(struct hp_result *r)
 {
 	struct kmem_cache *c;
 	char seen[128];
@@ -153,7 +153,7 @@ static void hp_slab_double_free(struct hp_result *r)
 	       obj, seq, seen);
 }
 
-static void hp_slab_cross_cache(struct hp_result *r)
+static void hp_slab_free_cross_cache(struct hp_result *r)
 {
 	struct kmem_cache *a, *b;
 	void *x, *y;
@@ -216,7 +216,7 @@ out:
 	kmem_cache_destroy(b);
 }
 
-static void hp_slab_not_slab(struct hp_result *r)
+static void hp_slab_free_not_slab(struct hp_result *r)
 {
 	struct kmem_cache *c;
 	void *keep, *y = NULL, *p;
@@ -290,20 +290,11 @@ static void hp_slab_layers(struct hp_layers *l)
 		 "off (not built)");
 }
 
-static const struct hp_feature hp_slab_features[] = {
-	{
-		.id = "slab_free",
-		.symbol = "CONFIG_SLAB_FREELIST_HARDENED",
-		.layers = hp_slab_layers,
-	},
+static const struct hp_probe hp_probes_slab_free[] = {
+	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE),
+	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1),
+	HP_PROBE(slab_free, not_slab, HP_SLAB_NOT_SLAB_KIND,
+		 .signature = HP_SLAB_SIG_PAGE, .warns = 1),
 };
 
-static const struct hp_probe hp_slab_probes[] = {
-	{ "slab_free.double_free", "slab_free", HP_FATAL, HP_SLAB_SIG_DOUBLE, hp_slab_double_free },
-	{ "slab_free.cross_cache", "slab_free", HP_SAFE, HP_SLAB_SIG_CROSS, hp_slab_cross_cache,
-	  1 },
-	{ "slab_free.not_slab", "slab_free", HP_SLAB_NOT_SLAB_KIND, HP_SLAB_SIG_PAGE,
-	  hp_slab_not_slab, 1 },
-};
-
-HP_FAMILY(slab);
+HP_FEATURE(slab_free, .layers = hp_slab_layers);

@@ -186,7 +186,7 @@ static void hp_sls_main_txt(char *buf, size_t len)
 		snprintf(buf, len, "end not found");
 }
 
-static void hp_sls_probe(struct hp_result *r)
+static void hp_sls_ret_int3(struct hp_result *r)
 {
 	struct hp_sls_count ret = {}, jmp = {}, cret = {}, cjmp = {};
 	char main_txt[96];
@@ -296,7 +296,7 @@ static bool hp_site_control(char *txt, size_t len)
 	return false;
 }
 
-static void hp_retpoline_probe(struct hp_result *r)
+static void hp_retpoline_indirect_call(struct hp_result *r)
 {
 	char site[64], csite[64], v2[128];
 	enum hp_site kind, want;
@@ -368,12 +368,12 @@ static void hp_retpoline_probe(struct hp_result *r)
 
 #else /* !CONFIG_X86_64 */
 
-static void hp_sls_probe(struct hp_result *r)
+static void hp_sls_ret_int3(struct hp_result *r)
 {
 	hp_set(r, HP_UNSUPPORTED, "not used by the kernel on arm64");
 }
 
-static void hp_retpoline_probe(struct hp_result *r)
+static void hp_retpoline_indirect_call(struct hp_result *r)
 {
 	hp_set(r, HP_UNSUPPORTED, "x86_64 only");
 }
@@ -430,45 +430,28 @@ static void hp_retpoline_layers(struct hp_layers *l)
 		hp_layer(l->active, sizeof(l->active), "spectre_v2: %s", v2);
 }
 
-#ifdef CONFIG_X86_64
-#define HP_SPECTRE_V1_SYMBOL "CONFIG_MITIGATION_SPECTRE_V1"
-#else
-#define HP_SPECTRE_V1_SYMBOL "none (arm64 always builds array_index_nospec() with csdb)"
-#endif
-
-static const struct hp_feature hp_spec_features[] = {
-	{
-		.id = "spectre_v1",
-		.symbol = HP_SPECTRE_V1_SYMBOL,
-		.layers = hp_spectre_v1_layers,
-	},
-	{
-		.id = "slh",
-		.symbol = "none (no Kconfig option builds with -mspeculative-load-hardening)",
-		.unavailable = hp_slh_unavailable,
-		.layers = hp_slh_layers,
-	},
-	{
-		.id = "sls",
-		.symbol = "CONFIG_MITIGATION_SLS",
-		.unavailable = hp_sls_unavailable,
-		.layers = hp_sls_layers,
-	},
-	{
-		.id = "retpoline",
-		.symbol = "CONFIG_MITIGATION_RETPOLINE",
-		.unavailable = hp_retpoline_unavailable,
-		.layers = hp_retpoline_layers,
-	},
+static const struct hp_probe hp_probes_spectre_v1[] = {
+	HP_PROBE(spectre_v1, control, HP_SAFE),
+	HP_PROBE(spectre_v1, nospec, HP_SAFE),
+	HP_PROBE(spectre_v1, slh, HP_SAFE),
 };
 
-static const struct hp_probe hp_spec_probes[] = {
-	{ "spectre_v1.control", "spectre_v1", HP_SAFE, NULL, hp_spectre_v1_control },
-	{ "spectre_v1.nospec", "spectre_v1", HP_SAFE, NULL, hp_spectre_v1_nospec },
-	{ "spectre_v1.slh", "spectre_v1", HP_SAFE, NULL, hp_spectre_v1_slh },
-	{ "slh.masking", "slh", HP_SAFE, NULL, hp_slh_masking },
-	{ "sls.ret_int3", "sls", HP_SAFE, NULL, hp_sls_probe },
-	{ "retpoline.indirect_call", "retpoline", HP_SAFE, NULL, hp_retpoline_probe },
+HP_FEATURE(spectre_v1, .layers = hp_spectre_v1_layers);
+
+static const struct hp_probe hp_probes_slh[] = {
+	HP_PROBE(slh, masking, HP_SAFE),
 };
 
-HP_FAMILY(spec);
+HP_FEATURE(slh, .layers = hp_slh_layers, .unavailable = hp_slh_unavailable);
+
+static const struct hp_probe hp_probes_sls[] = {
+	HP_PROBE(sls, ret_int3, HP_SAFE),
+};
+
+HP_FEATURE(sls, .layers = hp_sls_layers, .unavailable = hp_sls_unavailable);
+
+static const struct hp_probe hp_probes_retpoline[] = {
+	HP_PROBE(retpoline, indirect_call, HP_SAFE),
+};
+
+HP_FEATURE(retpoline, .layers = hp_retpoline_layers, .unavailable = hp_retpoline_unavailable);

@@ -61,7 +61,7 @@ static int hp_canary_thread(void *arg)
 	kthread_complete_and_exit(&seen->done, 0);
 }
 
-static void hp_canary_per_task(struct hp_result *r)
+static void hp_stack_canary_per_task(struct hp_result *r)
 {
 	struct hp_canary_seen self = {}, other = {};
 	struct task_struct *t;
@@ -109,7 +109,7 @@ static noinline void hp_canary_victim(void)
 	hp_canary_overwrite(data);
 }
 
-static void hp_canary_smash(struct hp_result *r)
+static void hp_stack_canary_smash(struct hp_result *r)
 {
 	hp_canary_victim();
 	hp_set(r, HP_VULNERABLE,
@@ -132,17 +132,9 @@ static void hp_canary_layers(struct hp_layers *l)
 		hp_layer(l->active, sizeof(l->active), "global canary");
 }
 
-static const struct hp_feature hp_canary_features[] = {
-	{
-		.id = "stack_canary",
-		.symbol = "CONFIG_STACKPROTECTOR_STRONG",
-		.layers = hp_canary_layers,
-	},
+static const struct hp_probe hp_probes_stack_canary[] = {
+	HP_PROBE(stack_canary, per_task, HP_SAFE),
+	HP_PROBE(stack_canary, smash, HP_PANIC, .signature = HP_CANARY_SIG),
 };
 
-static const struct hp_probe hp_canary_probes[] = {
-	{ "stack_canary.per_task", "stack_canary", HP_SAFE, NULL, hp_canary_per_task },
-	{ "stack_canary.smash", "stack_canary", HP_PANIC, HP_CANARY_SIG, hp_canary_smash },
-};
-
-HP_FAMILY(canary);
+HP_FEATURE(stack_canary, .layers = hp_canary_layers);

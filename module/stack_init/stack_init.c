@@ -114,7 +114,7 @@ static void hp_si_run(const struct hp_si_case *c, struct hp_result *r)
 }
 
 #define HP_SI_PROBE(name, type, init, use, pad)				\
-static void hp_si_##name(struct hp_result *r)				\
+static void hp_stack_init_##name(struct hp_result *r)			\
 {									\
 	static const struct hp_si_case c = {				\
 		hp_si_krn_##name, hp_si_ctl_##name, sizeof(type), pad,	\
@@ -126,7 +126,7 @@ static void hp_si_##name(struct hp_result *r)				\
 
 HP_SI_CASES(HP_SI_PROBE)
 
-static void hp_si_switch_u64(struct hp_result *r)
+static void hp_stack_init_switch_u64(struct hp_result *r)
 {
 	static const struct hp_si_case c = {
 		hp_si_krn_switch_u64, hp_si_ctl_switch_u64, sizeof(u64), false,
@@ -155,20 +155,12 @@ static void hp_si_layers(struct hp_layers *l)
 		 "compile-time feature: always on where built");
 }
 
-static const struct hp_feature hp_stackinit_features[] = {
-	{
-		.id = "stack_init",
-		.symbol = "CONFIG_INIT_STACK_ALL_ZERO",
-		.layers = hp_si_layers,
-	},
-};
-
 #define HP_SI_ENTRY(name, type, init, use, pad)				\
-	{ "stack_init." #name, "stack_init", HP_SAFE, NULL, hp_si_##name },
+	HP_PROBE(stack_init, name, HP_SAFE),
 
-static const struct hp_probe hp_stackinit_probes[] = {
+static const struct hp_probe hp_probes_stack_init[] = {
 	HP_SI_CASES(HP_SI_ENTRY)
-	{ "stack_init.switch_u64", "stack_init", HP_SAFE, NULL, hp_si_switch_u64 },
+	HP_PROBE(stack_init, switch_u64, HP_SAFE),
 };
 
-HP_FAMILY(stackinit);
+HP_FEATURE(stack_init, .layers = hp_si_layers);

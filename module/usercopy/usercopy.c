@@ -187,22 +187,22 @@ out:
 	hp_uc_done(&u);
 }
 
-static void hp_uc_slab_size_to(struct hp_result *r)
+static void hp_usercopy_slab_size_to(struct hp_result *r)
 {
 	hp_uc_slab_size(r, true);
 }
 
-static void hp_uc_slab_size_from(struct hp_result *r)
+static void hp_usercopy_slab_size_from(struct hp_result *r)
 {
 	hp_uc_slab_size(r, false);
 }
 
-static void hp_uc_whitelist_to(struct hp_result *r)
+static void hp_usercopy_whitelist_to(struct hp_result *r)
 {
 	hp_uc_whitelist(r, true);
 }
 
-static void hp_uc_whitelist_from(struct hp_result *r)
+static void hp_usercopy_whitelist_from(struct hp_result *r)
 {
 	hp_uc_whitelist(r, false);
 }
@@ -263,12 +263,12 @@ out:
 	hp_uc_done(&u);
 }
 
-static void hp_uc_stack_frame(struct hp_result *r)
+static void hp_usercopy_stack_frame(struct hp_result *r)
 {
 	hp_uc_stack(r, false);
 }
 
-static void hp_uc_stack_beyond(struct hp_result *r)
+static void hp_usercopy_stack_beyond(struct hp_result *r)
 {
 	hp_uc_stack(r, true);
 }
@@ -298,12 +298,12 @@ out:
 	hp_uc_done(&u);
 }
 
-static void hp_uc_kernel_text(struct hp_result *r)
+static void hp_usercopy_kernel_text(struct hp_result *r)
 {
 	hp_uc_text(r, false);
 }
 
-static void hp_uc_kernel_text_linear(struct hp_result *r)
+static void hp_usercopy_kernel_text_linear(struct hp_result *r)
 {
 	hp_uc_text(r, true);
 }
@@ -329,26 +329,15 @@ static void hp_uc_layers(struct hp_layers *l)
 		 "on unless the bypass key is set (not exported; no hardened_usercopy= given)");
 }
 
-static const struct hp_feature hp_usercopy_features[] = {
-	{
-		.id = "usercopy",
-		.symbol = "CONFIG_HARDENED_USERCOPY",
-		.layers = hp_uc_layers,
-	},
+static const struct hp_probe hp_probes_usercopy[] = {
+	HP_PROBE(usercopy, slab_size_to, HP_FATAL, .signature = HP_UC_SIG_SIZE_TO),
+	HP_PROBE(usercopy, slab_size_from, HP_FATAL, .signature = HP_UC_SIG_SIZE_FROM),
+	HP_PROBE(usercopy, whitelist_to, HP_FATAL, .signature = HP_UC_SIG_WL_TO),
+	HP_PROBE(usercopy, whitelist_from, HP_FATAL, .signature = HP_UC_SIG_WL_FROM),
+	HP_PROBE(usercopy, stack_frame, HP_FATAL, .signature = HP_UC_SIG_STACK),
+	HP_PROBE(usercopy, stack_beyond, HP_FATAL, .signature = HP_UC_SIG_STACK),
+	HP_PROBE(usercopy, kernel_text, HP_FATAL, .signature = HP_UC_SIG_TEXT),
+	HP_PROBE(usercopy, kernel_text_linear, HP_FATAL, .signature = HP_UC_SIG_LINEAR),
 };
 
-static const struct hp_probe hp_usercopy_probes[] = {
-	{ "usercopy.slab_size_to", "usercopy", HP_FATAL, HP_UC_SIG_SIZE_TO, hp_uc_slab_size_to },
-	{ "usercopy.slab_size_from", "usercopy", HP_FATAL, HP_UC_SIG_SIZE_FROM,
-	  hp_uc_slab_size_from },
-	{ "usercopy.whitelist_to", "usercopy", HP_FATAL, HP_UC_SIG_WL_TO, hp_uc_whitelist_to },
-	{ "usercopy.whitelist_from", "usercopy", HP_FATAL, HP_UC_SIG_WL_FROM,
-	  hp_uc_whitelist_from },
-	{ "usercopy.stack_frame", "usercopy", HP_FATAL, HP_UC_SIG_STACK, hp_uc_stack_frame },
-	{ "usercopy.stack_beyond", "usercopy", HP_FATAL, HP_UC_SIG_STACK, hp_uc_stack_beyond },
-	{ "usercopy.kernel_text", "usercopy", HP_FATAL, HP_UC_SIG_TEXT, hp_uc_kernel_text },
-	{ "usercopy.kernel_text_linear", "usercopy", HP_FATAL, HP_UC_SIG_LINEAR,
-	  hp_uc_kernel_text_linear },
-};
-
-HP_FAMILY(usercopy);
+HP_FEATURE(usercopy, .layers = hp_uc_layers);

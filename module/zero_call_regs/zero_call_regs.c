@@ -114,7 +114,7 @@ static unsigned int hp_zcr_leaks(const u64 *regs, char *names, size_t len)
 	return n;
 }
 
-static void hp_zcr_probe(struct hp_result *r)
+static void hp_zero_call_regs_gpr(struct hp_result *r)
 {
 	u64 regs[HP_ZCR_NREGS], ctl[HP_ZCR_NREGS];
 	char leaked[96], leaked_ctl[96];
@@ -141,7 +141,7 @@ static void hp_zcr_probe(struct hp_result *r)
 		       HP_ZCR_NREGS, n_ctl, leaked_ctl);
 }
 #else
-static void hp_zcr_probe(struct hp_result *r)
+static void hp_zero_call_regs_gpr(struct hp_result *r)
 {
 	hp_set(r, HP_UNSUPPORTED, "no register sampler for this architecture");
 }
@@ -157,16 +157,8 @@ static void hp_zcr_layers(struct hp_layers *l)
 		 "compile-time feature: always on where built");
 }
 
-static const struct hp_feature hp_regs_features[] = {
-	{
-		.id = "zero_call_regs",
-		.symbol = "CONFIG_ZERO_CALL_USED_REGS",
-		.layers = hp_zcr_layers,
-	},
+static const struct hp_probe hp_probes_zero_call_regs[] = {
+	HP_PROBE(zero_call_regs, gpr, HP_SAFE),
 };
 
-static const struct hp_probe hp_regs_probes[] = {
-	{ "zero_call_regs.gpr", "zero_call_regs", HP_SAFE, NULL, hp_zcr_probe },
-};
-
-HP_FAMILY(regs);
+HP_FEATURE(zero_call_regs, .layers = hp_zcr_layers);
