@@ -19,7 +19,6 @@
 #include <linux/string.h>
 
 #include "../module/hardprobe.h"
-#include "../module/registry.h"
 
 /* Next probe of @feature after @prev, for KUNIT_CASE_PARAM. */
 static const void *hp_kunit_next(const char *feature, const void *prev,
@@ -127,12 +126,12 @@ static void probe_matches_config(struct kunit *test)
 		kunit_skip(test, "%s: %s", hp_outcome_name(r.outcome), r.evidence);
 }
 
-/* One suite per feature of the registry, one case per probe. */
-#define HP_KUNIT_SUITE(id_, fam_, grp_, title_, sym_)			\
-static const void *hp_kunit_gen_##id_(const void *prev, char *desc)	\
-{									\
-	return hp_kunit_next(#id_, prev, desc);				\
-}									\
+/*
+ * One suite per feature of the registry, one case per probe, each suite
+ * registered where it is defined (the registry's order).
+ */
+#define HP_REGISTRY(id_, ...)						\
+static const void *hp_kunit_gen_##id_(const void *prev, char *desc);	\
 static struct kunit_case hp_kunit_cases_##id_[] = {			\
 	KUNIT_CASE_PARAM(probe_matches_config, hp_kunit_gen_##id_),	\
 	{}								\
@@ -140,8 +139,15 @@ static struct kunit_case hp_kunit_cases_##id_[] = {			\
 static struct kunit_suite hp_kunit_suite_##id_ = {			\
 	.name = "hardprobe_" #id_,					\
 	.test_cases = hp_kunit_cases_##id_,				\
-};
-HP_FEATURES(HP_KUNIT_SUITE)
+};									\
+kunit_test_suite(hp_kunit_suite_##id_);					\
+static const void *hp_kunit_gen_##id_(const void *prev, char *desc)	\
+{									\
+	return hp_kunit_next(#id_, prev, desc);				\
+}
+
+#include "../module/registry.h"
+#undef HP_REGISTRY
 
 #define HP_K "/proc/sys/kernel/"
 
@@ -195,8 +201,7 @@ static struct kunit_suite hp_kunit_suite_settings = {
 	.test_cases = hp_kunit_cases_settings,
 };
 
-#define HP_KUNIT_SUITE_PTR(id_, fam_, grp_, title_, sym_) &hp_kunit_suite_##id_,
-kunit_test_suites(&hp_kunit_suite_settings, HP_FEATURES(HP_KUNIT_SUITE_PTR));
+kunit_test_suite(hp_kunit_suite_settings);
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -131,7 +131,6 @@ unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_word(const char *word);
 bool hp_warn_panics(void);
-const char *hardprobe_target(void);
 
 /* The result of one run of a feature and its probes. */
 struct hp_feature_result {
@@ -148,6 +147,7 @@ struct hp_probe_result {
 };
 
 struct hp_run {
+	const char *target;	/* the bench target's name (module parameter) */
 	unsigned int nr_features, nr_probes;
 	struct hp_feature_result *features;
 	struct hp_probe_result *probes;
@@ -170,6 +170,7 @@ int hp_registry_init(void);
 void hp_registry_exit(void);
 unsigned int hp_feature_count(void);
 const struct hp_feature *hp_feature_at(unsigned int i);
+void hp_probes_set(const struct hp_probe *const *tab, unsigned int n);
 
 /* outcome.c: the one ranking of outcomes (a feature's is its probes' highest) */
 unsigned int hp_outcome_rank(enum hp_outcome o);

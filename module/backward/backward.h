@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hardprobe backward edge: the return-address overwrite shared by
- * backward.c (built with the kernel's flags), shadow_call_stack_uninstrumented.c (the same
- * victim built without the shadow call stack) and arch/arm64.c (PAC
- * signing, the arm64 probes).
+ * hardprobe backward edge: the return-address overwrite (backward_hijack.c)
+ * and its two victims, hp_bwd_victim() with the kernel's flags and
+ * hp_bwd_victim_control() without the shadow call stack
+ * (shadow_call_stack_uninstrumented.c), used by backward.c and pac_ret.c.
  */
 #ifndef _HP_BACKWARD_H
 #define _HP_BACKWARD_H
 
 #include <linux/compiler.h>
 #include <linux/types.h>
+
+#include "../arch/arm64.h"
 
 struct hp_result;
 struct hp_layers;
@@ -45,7 +47,7 @@ struct hp_bwd_req {
 
 typedef void (*hp_bwd_victim_fn)(struct hp_bwd_req *rq);
 
-void hp_bwd_victim(struct hp_bwd_req *rq);		/* backward.c */
+void hp_bwd_victim(struct hp_bwd_req *rq);		/* backward_hijack.c */
 void hp_bwd_victim_control(struct hp_bwd_req *rq);	/* shadow_call_stack_uninstrumented.c */
 unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot,
 			     void *ret);
@@ -53,36 +55,7 @@ void hp_bwd_prepare(struct hp_bwd_req *rq);
 void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq);
 void hp_bwd_land(void);
 unsigned long hp_bwd_label(void);
-
-#ifdef CONFIG_ARM64
-unsigned long hp_arm64_pac_sign(unsigned long ptr, unsigned long modifier);
-unsigned long hp_arm64_pac_strip(unsigned long ptr);
-unsigned long hp_arm64_pac_flip(unsigned long ptr);
-void hp_arm64_scs_layers(struct hp_layers *l);
-void hp_arm64_pac_layers(struct hp_layers *l);
-void hp_arm64_bti_layers(struct hp_layers *l);
-void hp_pac_ret_signed_lr(struct hp_result *r);
-void hp_pac_ret_corrupt(struct hp_result *r);
-void hp_pac_ret_scs_entry(struct hp_result *r);
-void hp_bti_mid_function(struct hp_result *r);
-extern char hp_arm64_pac_sig[];
-#else
-static inline unsigned long hp_arm64_pac_sign(unsigned long ptr,
-					      unsigned long modifier)
-{
-	return ptr;
-}
-
-static inline unsigned long hp_arm64_pac_strip(unsigned long ptr)
-{
-	return ptr;
-}
-
-static inline unsigned long hp_arm64_pac_flip(unsigned long ptr)
-{
-	return ptr;
-}
-#endif
+extern const char *const hp_bwd_status_txt[];
 
 /* Does @rq rewrite the victim's shadow call stack entry (not its frame record)? */
 static inline bool hp_bwd_scs_mode(const struct hp_bwd_req *rq)

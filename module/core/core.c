@@ -95,7 +95,6 @@ static char hp_last[HP_NAME_MAX + HP_EVIDENCE_LEN + 32];
 static int hp_last_slot = -1;
 static struct dentry *hp_dir;
 
-
 /* The fatal probe in @st fired and its task is dying or dead. Under hp_lock. */
 static bool hp_task_gone(const struct hp_fatal_state *st)
 {
@@ -375,6 +374,7 @@ static struct hp_run *hp_run_all(void)
 	run->probes = kcalloc(hardprobe_probe_count(), sizeof(*run->probes), GFP_KERNEL);
 	if (!run->features || !run->probes)
 		goto fail;
+	run->target = target;
 	run->nr_features = hp_feature_count();
 	run->nr_probes = hardprobe_probe_count();
 
@@ -761,11 +761,6 @@ static void __exit hardprobe_exit(void)
 
 module_init(hardprobe_init);
 module_exit(hardprobe_exit);
-
-const char *hardprobe_target(void)
-{
-	return target;
-}
 
 MODULE_DESCRIPTION("hardprobe: prove at run time which hardening features protect this kernel");
 MODULE_LICENSE("GPL");

@@ -10,23 +10,27 @@
 #include <linux/string.h>
 
 #include "../hardprobe.h"
+
+/* what each family's HP_FEATURE() defines */
+#define HP_REGISTRY(id_, ...) hp_impl_##id_,
+extern const struct hp_feature_impl
 #include "../registry.h"
+	hp_impl_end_;	/* never defined: it only ends the list */
+#undef HP_REGISTRY
 
-#define HP_IMPL_DECLARE(id_, fam_, grp_, title_, sym_)			\
-	extern const struct hp_feature_impl hp_impl_##id_;
-HP_FEATURES(HP_IMPL_DECLARE)
-
-#define HP_FEATURE_ROW(id_, fam_, grp_, title_, sym_)			\
+#define HP_REGISTRY(id_, fam_, grp_, title_, sym_)			\
 	{ .id = #id_, .family = #fam_, .group = grp_, .title = title_,	\
 	  .symbol = sym_, .impl = &hp_impl_##id_ },
 
 static const struct hp_feature hp_features[] = {
-	HP_FEATURES(HP_FEATURE_ROW)
+#include "../registry.h"
 };
 
-static const struct hp_probe **hp_probe_tab;
-static unsigned int hp_nr_probes;
+#undef HP_REGISTRY
 
+static const struct hp_probe **hp_probe_tab;
+
+/* The flat probe table, handed to lib/probe.c, where probes can read it too. */
 int hp_registry_init(void)
 {
 	unsigned int f, i, n = 0;
@@ -36,17 +40,19 @@ int hp_registry_init(void)
 	hp_probe_tab = kcalloc(n, sizeof(*hp_probe_tab), GFP_KERNEL);
 	if (!hp_probe_tab)
 		return -ENOMEM;
+	n = 0;
 	for (f = 0; f < ARRAY_SIZE(hp_features); f++)
 		for (i = 0; i < hp_features[f].impl->nr_probes; i++)
-			hp_probe_tab[hp_nr_probes++] = &hp_features[f].impl->probes[i];
+			hp_probe_tab[n++] = &hp_features[f].impl->probes[i];
+	hp_probes_set(hp_probe_tab, n);
 	return 0;
 }
 
 void hp_registry_exit(void)
 {
+	hp_probes_set(NULL, 0);
 	kfree(hp_probe_tab);
 	hp_probe_tab = NULL;
-	hp_nr_probes = 0;
 }
 
 unsigned int hp_feature_count(void)
@@ -58,18 +64,6 @@ const struct hp_feature *hp_feature_at(unsigned int i)
 {
 	return i < ARRAY_SIZE(hp_features) ? &hp_features[i] : NULL;
 }
-
-unsigned int hardprobe_probe_count(void)
-{
-	return hp_nr_probes;
-}
-EXPORT_SYMBOL_GPL(hardprobe_probe_count);
-
-const struct hp_probe *hardprobe_probe_at(unsigned int i)
-{
-	return i < hp_nr_probes ? hp_probe_tab[i] : NULL;
-}
-EXPORT_SYMBOL_GPL(hardprobe_probe_at);
 
 const struct hp_feature *hardprobe_feature(const char *id)
 {

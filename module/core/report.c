@@ -93,7 +93,7 @@ void hp_render_text(struct seq_buf *s, const struct hp_run *run)
 	if (!why || !sum)
 		goto out;
 	seq_buf_printf(s, "hardprobe report: target %s, kernel %s %s, built by %s\n\n",
-		       hardprobe_target(), utsname()->release, utsname()->machine,
+		       run->target, utsname()->release, utsname()->machine,
 		       CONFIG_CC_VERSION_TEXT);
 	seq_buf_printf(s, "%-18s %-13s %-7s %s\n", "FEATURE", "OUTCOME", "KTAP",
 		       "WHY");
@@ -244,11 +244,14 @@ static void hp_json_rules(struct seq_buf *s, const char *const *ktap)
 	sep = 0;
 	for (o = 0; o < HP_OUTCOME_MAX; o++)
 		for (gap = 0; gap < 2; gap++)
-			for (conf = 0; conf < 2; conf++)
-				seq_buf_printf(s, "%s{\"outcome\":\"%s\",\"known_gap\":%s,\"configured\":%s,\"ktap\":\"%s\"}",
-					       sep++ ? ",\n " : "", hp_outcome_name(o),
-					       gap ? "true" : "false", conf ? "true" : "false",
+			for (conf = 0; conf < 2; conf++) {
+				seq_buf_printf(s, "%s{\"outcome\":\"%s\",", sep++ ? ",\n " : "",
+					       hp_outcome_name(o));
+				seq_buf_printf(s, "\"known_gap\":%s,\"configured\":%s,",
+					       gap ? "true" : "false", conf ? "true" : "false");
+				seq_buf_printf(s, "\"ktap\":\"%s\"}",
 					       ktap[hp_expect(o, gap, conf)]);
+			}
 	seq_buf_puts(s, "]},\n");
 }
 
@@ -267,7 +270,7 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 		goto out;
 	hp_read_file("/proc/cmdline", cmdline, 1024);
 	seq_buf_puts(s, "{\"schema\":1,");
-	hp_json_kv(s, "target", hardprobe_target(), true);
+	hp_json_kv(s, "target", run->target, true);
 	seq_buf_puts(s, "\"kernel\":{");
 	hp_json_kv(s, "release", utsname()->release, true);
 	hp_json_kv(s, "version", utsname()->version, true);

@@ -21,19 +21,6 @@
 #define HP_FO_SIG_STRCPY "strcpy: detected buffer overflow: 24 byte write of buffer size 16"
 #define HP_FO_SIG_SPAN	 "memcpy: detected field-spanning write (size 20) of single field \"p->name\""
 
-/*
- * Our allocator: a place for an object of @size bytes in @a. Out of line,
- * with its result hidden, so the compiler knows the object only through
- * __alloc_size(), as it knows a kmalloc()ed one, and not the arena around.
- */
-noinline void *hp_fo_place(struct hp_fo_arena *a, size_t size)
-{
-	void *p = &a->b[HP_FO_AT];
-
-	OPTIMIZER_HIDE_VAR(p);
-	return p;
-}
-
 static void hp_fo_fill(struct hp_fo_arena *a)
 {
 	memset(a->b, HP_FO_FILL, sizeof(a->b));

@@ -5,6 +5,7 @@
  */
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/string.h>
 
 #include "../hardprobe.h"
@@ -73,3 +74,25 @@ unsigned long hp_fn_size(const void *fn)
 		return 0;
 	return size;
 }
+
+/* Every probe, feature by feature: set by the registry at load. */
+static const struct hp_probe *const *hp_probe_tab;
+static unsigned int hp_nr_probes;
+
+void hp_probes_set(const struct hp_probe *const *tab, unsigned int n)
+{
+	hp_probe_tab = tab;
+	hp_nr_probes = n;
+}
+
+unsigned int hardprobe_probe_count(void)
+{
+	return hp_nr_probes;
+}
+EXPORT_SYMBOL_GPL(hardprobe_probe_count);
+
+const struct hp_probe *hardprobe_probe_at(unsigned int i)
+{
+	return i < hp_nr_probes ? hp_probe_tab[i] : NULL;
+}
+EXPORT_SYMBOL_GPL(hardprobe_probe_at);
