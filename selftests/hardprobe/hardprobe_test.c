@@ -2,8 +2,9 @@
 /*
  * hardprobe kselftest: run every hardprobe probe through debugfs and judge
  * it from the kernel messages that follow a unique marker. Fatal probes run
- * in a child process (a catch kills the writer). Prints KTAP version 1;
- * exits 0 (pass), 1 (a failure) or 4 (nothing could run).
+ * in a child process (a catch kills the writer). Prints KTAP version 1
+ * (kselftest.h); exits 0 (pass), 1 (a failure, or fewer results than
+ * planned) or 4 (hardprobe is not loaded).
  *
  * Before the probes it reads debugfs "kstack" HP_KSTACK_READS times: each
  * read() is one syscall whose stack the kstack_offset and stack_erase
@@ -383,12 +384,10 @@ int main(int argc, char **argv)
 		else
 			return fprintf(stderr, "usage: %s [-s] [-t s] [name...]\n", argv[0]), 1;
 	}
-	printf("KTAP version 1\n");
-	if (load_probes()) {
-		printf("1..0 # SKIP %s not found: load hardprobe.ko, mount debugfs, run as root\n",
-		       HP_DIR);
-		return KSFT_SKIP;
-	}
+	hp_print_header();
+	if (load_probes())
+		ksft_exit_skip("%s not found: load hardprobe.ko, mount debugfs, run as root\n",
+			       HP_DIR);
 	n = read_kstack();
 	if (n < 0)
 		printf("# kstack: %s\n", strerror(-n));
@@ -404,7 +403,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 10 : 0));
+	ksft_set_plan(n + (optind == argc ? 10 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -425,8 +424,5 @@ int main(int argc, char **argv)
 		user_shstk_test();
 		spectre_v1_sysfs_test();
 	}
-	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
-	if (failed)
-		return KSFT_FAIL;
-	return passed ? KSFT_PASS : KSFT_SKIP;
+	ksft_finished();
 }
