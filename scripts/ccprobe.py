@@ -136,11 +136,11 @@ def count(lines, regex):
 
 # the module build's own fallthrough and stack_clash checks (what layout_build.sh runs with
 # kbuild's compiler and flags), run here with each host compiler and the base flags
-BUILD_CHECKS = os.path.join(TOP, "module", "buildprobe", "checks.sh")
+BUILD_CHECKS = os.path.join(TOP, "module", "layout", "buildprobe", "checks.sh")
 
 
 def build_check(cc, tmp, what, flags, drop=()):
-    """module/buildprobe/checks.sh WHAT with this compiler, the base flags (minus drop) and
+    """module/layout/buildprobe/checks.sh WHAT with this compiler, the base flags (minus drop) and
     flags. Returns ({variable: value}, {log name: text})."""
     d = tempfile.mkdtemp(prefix=what + "-", dir=tmp)
     base = [f for f in COMMON + ARCH_BASE[cc.arch] if f not in drop]
@@ -565,7 +565,7 @@ def probe_stack_clash(cc, tmp, flag):
     n0 = {f: int(v[f"sc_kernel_{f}"]) for f in ("small", "large")}
     loop = {f: " (loop)" if v[f"sc_on_{f}_loop"] == "1" else "" for f in ("small", "large")}
     sample = v["sc_on_sample"].strip("'")
-    # the frames of module/buildprobe/stack_clash.c: 3 and 24 pages
+    # the frames of module/layout/buildprobe/stack_clash.c: 3 and 24 pages
     ev = (f"page probes ({sample or 'none'}): 12 KiB frame {n['small']}{loop['small']} with the "
           f"flag vs {n0['small']} with the kernel's -fno-stack-clash-protection, 96 KiB frame "
           f"{n['large']}{loop['large']} vs {n0['large']}")

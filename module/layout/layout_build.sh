@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe build-time probes: run by a Kbuild rule during the module build, with the
 # compiler and the flags kbuild gives a C file of this directory ($(c_flags)). Compiles
-# module/buildprobe/*.c, keeps every diagnostic and the assembly in LOGDIR (never in the
-# build output), reads the first bytes of a module object (LLVM bitcode under LTO) and the
-# section order of function_sections_split.o, and writes what it saw as C defines into OUT, which
-# module/layout.c includes: the results join the report as probes of the fallthrough,
-# stack_clash, lto and function_sections features. The fallthrough and stack_clash checks
-# are module/buildprobe/checks.sh's, which scripts/ccprobe.py runs on the host compilers.
+# the C files of module/layout/buildprobe/, keeps every diagnostic and the assembly in
+# LOGDIR (never in the build output), reads the first bytes of a module object (LLVM
+# bitcode under LTO) and the section order of function_sections_split.o, and writes what it
+# saw as C defines into OUT, which module/layout/layout.c includes: the results join the
+# report as probes of the fallthrough, stack_clash, lto and function_sections features.
+# The fallthrough and stack_clash checks are module/layout/buildprobe/checks.sh's, which
+# scripts/ccprobe.py runs on the host compilers too.
 # usage: layout_build.sh OUT LOGDIR SRCDIR CORE_O FNS_O "CC" "OBJDUMP" "CC_FLAGS_LTO" FLAGS...
 set -u
 export LC_ALL=C

@@ -86,7 +86,7 @@ def main():
         x = c("kcfi", cc)
         check(f"kcfi-{cc}", x["accepted"] is True and x["emits"] is True, x["evidence"])
 
-    # stack clash (module/buildprobe/checks.sh, the module build's own check): page probes
+    # stack clash (module/layout/buildprobe/checks.sh, the module build's own check): page probes
     # for a 12 KiB frame with the flag, none without
     for cc in ("gcc-12/x86_64", "clang-19/x86_64", "clang-19/arm64"):
         if cc not in present:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe build-time checks of two compiler features, written once for both their users:
-# module/layout_build.sh sources this file and runs them with kbuild's compiler and the
+# module/layout/layout_build.sh sources this file and runs them with kbuild's compiler and the
 # flags of a module C file (the fallthrough and stack_clash probes of the report), and
 # scripts/ccprobe.py runs it as a script with each host compiler and kernel-like flags
 # (the compiler layer).
