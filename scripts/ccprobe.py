@@ -134,6 +134,29 @@ def count(lines, regex):
     return sum(1 for line in lines if r.search(line))
 
 
+# the module build's own fallthrough and stack_clash checks (what layout_build.sh runs with
+# kbuild's compiler and flags), run here with each host compiler and the base flags
+BUILD_CHECKS = os.path.join(TOP, "module", "layout", "buildprobe", "checks.sh")
+
+
+def build_check(cc, tmp, what, flags, drop=()):
+    """module/layout/buildprobe/checks.sh WHAT with this compiler, the base flags (minus drop) and
+    flags. Returns ({variable: value}, {log name: text})."""
+    d = tempfile.mkdtemp(prefix=what + "-", dir=tmp)
+    base = [f for f in COMMON + ARCH_BASE[cc.arch] if f not in drop]
+    p = subprocess.run(["bash", BUILD_CHECKS, what, d, " ".join(cc.cmd)] + base + flags,
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(f"{BUILD_CHECKS} {what}: {p.stderr.strip()[-200:]}")
+    vals = dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
+    logs = {}
+    for name in os.listdir(d):
+        if name.endswith(".log"):
+            with open(os.path.join(d, name), errors="replace") as f:
+                logs[name[:-4]] = f.read()
+    return vals, logs
+
+
 # ---------------------------------------------------------------------------------------------
 # the features: each probe(cc, tmp) returns a cell {accepted, emits, flag, evidence}
 
@@ -172,8 +195,6 @@ void small(void) { char buf[64]; use(buf); }
 struct pad { char c; long l; };
 extern void usep(struct pad *);
 void padded(void) { struct pad p; usep(&p); }
-void big(void) { char buf[8192]; use(buf); }
-void huge(void) { char buf[131072]; use(buf); }
 static int cb(int x) { return x + 1; }
 int (*const tab[])(int) = { cb };
 static __attribute__((noinline)) int helper(int x) { return x * 3 + 1; }
@@ -295,44 +316,29 @@ def probe_lto(cc, tmp, flag):
                 f"the kernel has no GCC LTO")
 
 
-FALL_SRC = """
-extern void f(int);
-void sw(int x) {
-	switch (x) {
-	case 0:
-		f(0);
-		%s
-	case 1:
-		f(1);
-		break;
-	}
-}
-"""
-
-
 def probe_fallthrough(cc, tmp, flag):
-    plain, annotated = FALL_SRC % "", FALL_SRC % "__attribute__((__fallthrough__));"
-    warn_re = re.compile(r"fall(s)? ?through|fallthrough", re.I)
-    ok, _, err = cc.compile(tmp, annotated, flag.split())
-    silenced = ok and not warn_re.search(err)
-    if (not ok and not warn_re.search(err)) or REJECT_RE.search(err):
+    # without -Werror: the unannotated case is a warning, as in a kernel without CONFIG_WERROR
+    v, logs = build_check(cc, tmp, "fallthrough", flag.split(), drop=("-Werror",))
+    err = logs.get("fallthrough-annotated", "")
+    if (v["rc_annotated"] != "0" and v["n_annotated"] == "0") or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, _, err_plain = cc.compile(tmp, plain, flag.split(), drop=("-Werror",))
-    _, _, err_off = cc.compile(tmp, plain, [], drop=("-Werror",))
-    w, w0 = bool(warn_re.search(err_plain)), bool(warn_re.search(err_off))
+    warns = int(v["n_plain"]) > 0
+    silenced = v["rc_annotated"] == "0" and v["n_annotated"] == "0"
+    control = v["rc_control"] == "0" and v["n_control"] == "0"
     cond = ""
     if cc.family == "clang":
         # init/Kconfig: Clang gets the warning only if it has -Wunreachable-code-fallthrough
-        oku, _, erru = cc.compile(tmp, annotated, ["-Wunreachable-code-fallthrough"])
+        oku, _, erru = cc.compile(tmp, SRC_CODE, ["-Wunreachable-code-fallthrough"])
         has = oku and not REJECT_RE.search(erru)
         cond = ("; -Wunreachable-code-fallthrough exists, so the kernel enables it" if has else
                 "; no -Wunreachable-code-fallthrough, so the kernel leaves it off")
-    return cell(True, w and not w0 and silenced, flag,
-                (f"unannotated fall-through warns ({first_diag(err_plain)})" if w
+    return cell(True, warns and silenced and control, flag,
+                (f"unannotated fall-through warns ({v['msg_plain']})" if warns
                  else "no warning on an unannotated fall-through") +
-                "; __attribute__((__fallthrough__)) " +
-                ("silences it" if silenced else "does NOT silence it") +
-                ("; warns even without the flag" if w0 else "") + cond)
+                "; the kernel's fallthrough; " +
+                ("silences it" if silenced else f"does NOT silence it ({v['msg_annotated']})") +
+                ("" if control else f"; warns even with -Wno-implicit-fallthrough "
+                 f"({v['msg_control']})") + cond)
 
 
 def probe_signed(cc, tmp, flag):
@@ -549,22 +555,24 @@ FEATURES["sls"]["probe"] = probe_sls
 
 
 def probe_stack_clash(cc, tmp, flag):
-    ok, asm, err = cc.compile(tmp, SRC_CODE, flag.split())
-    if not ok or REJECT_RE.search(err):
+    v, logs = build_check(cc, tmp, "stack_clash", [])
+    err = logs.get("stack_clash-on", "")
+    if v["rc_on"] != "0" or REJECT_RE.search(err):
         return cell(False, None, flag, "rejected: " + first_diag(err))
-    _, asm0, _ = cc.compile(tmp, SRC_CODE, [])
-    if cc.arch == "x86_64":
-        rx, what = r"\b(orq|movq)\s+\$0, \(%rsp\)", "orq/movq $0,(%rsp)"
-    else:
-        rx, what = r"\bstr\s+xzr, \[sp", "str xzr,[sp]"
-    n = {f: count(function(asm, cc.arch, f), rx) for f in ("big", "huge")}
-    n0 = {f: count(function(asm0, cc.arch, f), rx) for f in ("big", "huge")}
-    ev = (f"page probes ({what}): 8 KiB frame {n['big']} with the flag vs {n0['big']} with the "
-          f"kernel's -fno-stack-clash-protection, 128 KiB frame {n['huge']} vs {n0['huge']}")
-    if n["big"] == 0 and n["huge"] > 0:
+    if v["rc_kernel"] != "0":
+        return cell(True, None, flag, "baseline failed: " + v["scerr"])
+    n = {f: int(v[f"sc_on_{f}"]) for f in ("small", "large")}
+    n0 = {f: int(v[f"sc_kernel_{f}"]) for f in ("small", "large")}
+    loop = {f: " (loop)" if v[f"sc_on_{f}_loop"] == "1" else "" for f in ("small", "large")}
+    sample = v["sc_on_sample"].strip("'")
+    # the frames of module/layout/buildprobe/stack_clash.c: 3 and 24 pages
+    ev = (f"page probes ({sample or 'none'}): 12 KiB frame {n['small']}{loop['small']} with the "
+          f"flag vs {n0['small']} with the kernel's -fno-stack-clash-protection, 96 KiB frame "
+          f"{n['large']}{loop['large']} vs {n0['large']}")
+    if n["small"] == 0 and n["large"] > 0:
         ev += " (no probe needed below the assumed guard size: GCC arm64 assumes 64 KiB)" \
-            if cc.family == "gcc" and cc.arch == "arm64" else " (none for 8 KiB)"
-    return cell(True, n["big"] + n["huge"] > n0["big"] + n0["huge"], flag, ev)
+            if cc.family == "gcc" and cc.arch == "arm64" else " (none for 12 KiB)"
+    return cell(True, n["small"] + n["large"] > n0["small"] + n0["large"], flag, ev)
 
 
 FEATURES["stack_clash"]["probe"] = probe_stack_clash

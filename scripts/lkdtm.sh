@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe vs LKDTM on the same kernel (make lkdtm [TARGET=...]): build the kernel's own
 # LKDTM (drivers/misc/lkdtm) as a module against the target's kernel, boot a guest that
-# runs the LKDTM tests of scripts/lkdtm/map one per child shell, and compare LKDTM's
-# verdicts with hardprobe's outcomes from results/<target>/report.json (run first if
-# missing). Writes results/<target>/lkdtm-compare.txt.
+# runs the LKDTM tests scripts/lkdtm/map names one per child shell (as often as LKDTM's
+# own tools/testing/selftests/lkdtm/tests.txt says, none it marks as crashing the machine),
+# and compare LKDTM's verdicts (judged by the expected text of that tests.txt) with
+# hardprobe's outcomes from results/<target>/report.json (run first if missing).
+# Writes results/<target>/lkdtm-compare.txt.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -12,6 +14,8 @@ target=${1:-x86_64-gcc}
 hp_target "$target"
 hp_make_args
 hp_ksrc
+T=$HP_KSRC/tools/testing/selftests/lkdtm/tests.txt
+[ -f "$T" ] || hp_die "no $T: LKDTM's expectations come from the kernel source"
 R=${RESULTS:-$HP_TOP/results}/$target
 M=${RESULTS:-$HP_TOP/results}/.build/$target
 if [ ! -f "$R/report.json" ] || [ ! -f "$M/hardprobe.ko" ]; then
@@ -34,10 +38,12 @@ make -C "$B" M="$L/src" "${HP_MAKE[@]}" CONFIG_LKDTM=m KCFLAGS="-include $L/src/
 	hp_die "$target: lkdtm.ko build failed (log: $L/build.log)"
 }
 cp "$L/src/lkdtm.ko" "$L/guest/"
-awk '!/^#/ && NF { print $2 }' "$HP_TOP/scripts/lkdtm/map" >"$L/guest/lkdtm-tests"
+python3 "$HP_TOP/scripts/lkdtm_compare.py" --guest-list "$HP_TOP/scripts/lkdtm/map" "$T" \
+	>"$L/guest/lkdtm-tests"
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" "$L/guest"
 hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
 	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm"
 hp_say boot "$target" "LKDTM tests in one guest (TCG), timeout ${BOOT_TIMEOUT:-600} s"
 timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-lkdtm.log" 2>&1 || true
-python3 "$HP_TOP/scripts/lkdtm_compare.py" "$R" "$HP_TOP/scripts/lkdtm/map" | tee "$R/lkdtm-compare.txt"
+python3 "$HP_TOP/scripts/lkdtm_compare.py" "$R" "$HP_TOP/scripts/lkdtm/map" "$T" |
+	tee "$R/lkdtm-compare.txt"

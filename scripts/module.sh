@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe bench: build hardprobe.ko, hardprobe_kunit.ko and the selftest runner
 # for a target against its kernel build, in a private copy of the sources, and the
-# static kselftest programs (hardprobe_test, hardprobe_fuzz).
+# static kselftest programs (hardprobe_test, hardprobe_fuzz, hardprobe_trust) against the
+# kselftest.h of the kernel source (hp_ksrc).
 # usage: module.sh TARGET KBUILD_DIR OUTDIR [make args...]   (prints nothing on success)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -24,11 +25,25 @@ cp "$out/src/hardprobe.ko" "$out/"
 rm -f "$out/hardprobe_kunit.ko"
 [ ! -f "$out/src/hardprobe_kunit.ko" ] || cp "$out/src/hardprobe_kunit.ko" "$out/"
 
-# the selftest runner, static, for the target's architecture
-ucc=gcc
-[ "$HP_ARCH" = arm64 ] && ucc=aarch64-linux-gnu-gcc
-command -v "$ucc" >/dev/null || hp_die "$ucc not found: run scripts/deps.sh"
-for prog in hardprobe_test hardprobe_fuzz hardprobe_trust; do
-	"$ucc" -O2 -Wall -Werror -static -o "$out/$prog" "$HP_TOP/selftests/hardprobe/$prog.c" ||
-		hp_die "$target: selftest $prog build failed"
+# the kselftest programs, static, for the target's architecture: built by the kernel's own
+# lib.mk (selftests/hardprobe/Makefile) in a copy laid out as in a kernel tree,
+# <dir>/hardprobe beside the kernel source's kselftest.h (their "../kselftest.h") and lib.mk
+hp_ksrc
+ks=$HP_KSRC/tools/testing/selftests
+[ -f "$ks/kselftest.h" ] || hp_die "no $ks/kselftest.h in the kernel source"
+cross=
+[ "$HP_ARCH" = arm64 ] && cross=aarch64-linux-gnu-
+command -v "${cross}gcc" >/dev/null || hp_die "${cross}gcc not found: run scripts/deps.sh"
+mkdir -p "$out/kselftest"
+rsync -a --delete --exclude hardprobe_test --exclude hardprobe_fuzz --exclude hardprobe_trust \
+	"$HP_TOP/selftests/hardprobe/" "$out/kselftest/hardprobe/"
+for f in lib.mk kselftest.h kselftest_harness.h; do
+	ln -sfn "$ks/$f" "$out/kselftest/$f"
 done
+rm -f "$out"/hardprobe_test "$out"/hardprobe_fuzz "$out"/hardprobe_trust
+# (MAKEFLAGS: none of the calling make's variables, such as TARGET=, reach lib.mk)
+MAKEFLAGS='' make -C "$out/kselftest/hardprobe" OUTPUT="$out" CROSS_COMPILE="$cross" \
+	USERCFLAGS=-Werror USERLDFLAGS=-static >"$out/selftest-build.log" 2>&1 || {
+	cat "$out/selftest-build.log" >&2
+	hp_die "$target: kselftest build failed"
+}

@@ -116,6 +116,18 @@ def main():
     return 0 if all(results) else 1
 
 
+# the lines of tools/testing/selftests/lkdtm/tests.txt (6.12) that the cases below use, and
+# each form the file has: skipped with and without a reason, repeat:N, no expected text
+TESTS_TXT = """#PANIC
+#LOOP Hangs the system
+BUG kernel BUG at
+EXCEPTION
+ARRAY_BOUNDS call trace:|UBSAN: array-index-out-of-bounds
+REPORT_STACK_CANARY repeat:2 ok: stack canaries differ
+WRITE_RO
+"""
+
+
 def lkdtm_case(runs, outcome):
     """lkdtm_compare.py on a one-row map (stack_canary) and a synthetic LKDTM console."""
     d = tempfile.mkdtemp(prefix="hp-test-")
@@ -131,16 +143,54 @@ def lkdtm_case(runs, outcome):
                 "\n----- hardprobe:end lkdtm-dmesg.txt -----\n")
     with open(os.path.join(rdir, "report.json"), "w") as f:
         json.dump({"features": [{"feature": "stack_canary", "outcome": outcome}]}, f)
-    mp = os.path.join(d, "map")
+    mp, tt = os.path.join(d, "map"), os.path.join(d, "tests.txt")
     with open(mp, "w") as f:
-        f.write("stack_canary      REPORT_STACK_CANARY       ok: stack canaries differ\n")
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lkdtm_compare.py"), rdir, mp],
+        f.write("stack_canary      REPORT_STACK_CANARY\n")
+    with open(tt, "w") as f:
+        f.write(TESTS_TXT)
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lkdtm_compare.py"), rdir, mp, tt],
                        capture_output=True, text=True)
     shutil.rmtree(d)
     return p
 
 
+def lkdtm_tests_txt():
+    """LKDTM's tests.txt read as its run.sh reads it; the guest's list from it and the map."""
+    import lkdtm_compare
+    t = lkdtm_compare.lkdtm_tests(TESTS_TXT)
+    good = (t["PANIC"] == {"skip": "crashes entire system", "repeat": 0, "expect": None} and
+            t["LOOP"]["skip"] == "Hangs the system" and
+            t["BUG"] == {"skip": None, "repeat": 1, "expect": "kernel BUG at"} and
+            t["EXCEPTION"]["expect"] == "call trace:" and
+            t["REPORT_STACK_CANARY"] == {"skip": None, "repeat": 2,
+                                         "expect": "ok: stack canaries differ"})
+    check("lkdtm-tests-txt-parse", good, "" if good else str(t))
+    ok = [lkdtm_compare.expected(t["ARRAY_BOUNDS"]["expect"], x) for x in
+          ("UBSAN: array-index-out-of-bounds in x.c:1", "Call Trace:", "lkdtm: FAIL")]
+    check("lkdtm-tests-txt-expect-is-ere", ok == [True, True, False], str(ok))
+    rows = lkdtm_compare.hardprobe_map("# comment\nrodata WRITE_RO\n?x PANIC\n"
+                                       "a REPORT_STACK_CANARY\nb REPORT_STACK_CANARY\n"
+                                       "c NOT_IN_TESTS_TXT\n")
+    got = lkdtm_compare.guest_list(rows, t)
+    check("lkdtm-guest-list", got == ["WRITE_RO 1", "REPORT_STACK_CANARY 2"] and
+          rows[1] == ("x", "PANIC", True), f"{got} {rows}")
+    # the kernel source's own file: every test the map names is there, and runs
+    src = subprocess.run(["bash", "-c", '. "$1/lib.sh" && hp_ksrc && echo "$HP_KSRC"', "-",
+                          SCRIPTS], capture_output=True, text=True).stdout.strip()
+    path = os.path.join(src, "tools/testing/selftests/lkdtm/tests.txt")
+    if not src or not os.path.isfile(path):
+        check("lkdtm-tests-txt-kernel", False, f"no {path}")
+        return
+    t = lkdtm_compare.lkdtm_tests(collect.read(path))
+    rows = lkdtm_compare.hardprobe_map(collect.read(os.path.join(SCRIPTS, "lkdtm", "map")))
+    absent = [test for _, test, _ in rows if test not in t or t[test]["skip"]]
+    check("lkdtm-tests-txt-kernel", len(t) > 50 and not absent and
+          t["REPORT_STACK_CANARY"]["repeat"] == 2,
+          f"{len(t)} tests in {path}" + (f"; mapped but not run: {absent}" if absent else ""))
+
+
 def lkdtm_tests():
+    lkdtm_tests_txt()
     rec = "Recorded stack canary for pid 34 at offset 9"
     moved = "ERROR: canary offset changed from 9 to 1!?"
     ok = "ok: stack canaries differ between pid 36 and pid 37 at offset 1."

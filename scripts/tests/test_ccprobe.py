@@ -86,12 +86,13 @@ def main():
         x = c("kcfi", cc)
         check(f"kcfi-{cc}", x["accepted"] is True and x["emits"] is True, x["evidence"])
 
-    # stack clash: page probes for an 8 KiB frame with the flag, none without
+    # stack clash (module/layout/buildprobe/checks.sh, the module build's own check): page probes
+    # for a 12 KiB frame with the flag, none without
     for cc in ("gcc-12/x86_64", "clang-19/x86_64", "clang-19/arm64"):
         if cc not in present:
             continue
         x = c("stack_clash", cc)
-        m = re.search(r"8 KiB frame (\d+) with the flag vs (\d+) with the kernel's", x["evidence"])
+        m = re.search(r"12 KiB frame (\d+) with the flag vs (\d+) with the kernel's", x["evidence"])
         check(f"stack-clash-{cc}", x["emits"] is True and m is not None and
               int(m.group(1)) > 0 and m.group(2) == "0", x["evidence"])
 

@@ -33,7 +33,8 @@
  *	-m  also unload and reload this module file in a loop while fuzzing
  *	    (any allow_fatal= in -a is replaced by allow_fatal=0)
  *	-L  then this many plain unload/reload cycles (needs -m)
- * Prints KTAP version 1; exits 0 (pass), 1 (a failure) or 4 (skip).
+ * Prints KTAP version 1 (kselftest.h); exits 0 (pass), 1 (a failure, or fewer
+ * results than planned) or 4 (skip).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -58,7 +59,6 @@
 
 #define MAX_FILES	16
 #define MAX_PROCS	32
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #define NOBODY		65534
 #define NR_TESTS	23	/* result() lines */
 #define GRACE_S		15	/* after the deadline: then SIGKILL, as long again */
@@ -423,7 +423,7 @@ static void reader(int id)
 		ssize_t n;
 		int fd;
 
-		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % ARRAY_LEN(names)]);
+		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % ARRAY_SIZE(names)]);
 		if (st->inflight)
 			bump(&st->read_inflight);
 		fd = open(path, flags);
@@ -502,7 +502,7 @@ static void restore_sysctls(void)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(sysctls); i++)
+	for (i = 0; i < ARRAY_SIZE(sysctls); i++)
 		if (sysctls[i].have)
 			write_str(sysctls[i].path, sysctls[i].orig);
 }
@@ -558,7 +558,7 @@ static void flipper(bool send_bad)
 		if (!err)
 			bump(&st->af_zero);
 		if (send_bad) {
-			const char *b = bad_allow_fatal[k % ARRAY_LEN(bad_allow_fatal)];
+			const char *b = bad_allow_fatal[k % ARRAY_SIZE(bad_allow_fatal)];
 
 			err = write_file(HP_PARAM, b, strlen(b));
 			bump(&st->af_bad);
@@ -568,7 +568,7 @@ static void flipper(bool send_bad)
 			}
 		}
 		check_allow_fatal();
-		for (i = 0; i < ARRAY_LEN(sysctls); i++) {
+		for (i = 0; i < ARRAY_SIZE(sysctls); i++) {
 			if (!sysctls[i].have)
 				continue;
 			if (sysctls[i].counter)
@@ -613,7 +613,7 @@ static void nobody(int ko_fd)
 		return;
 	}
 	while (!st->stop) {
-		for (i = 0; i < ARRAY_LEN(names); i++) {
+		for (i = 0; i < ARRAY_SIZE(names); i++) {
 			snprintf(path, sizeof(path), HP_DIR "/%s", names[i]);
 			fd = open(path, O_RDONLY);
 			nobody_try(fd, errno, path);
@@ -624,7 +624,7 @@ static void nobody(int ko_fd)
 			if (fd >= 0)
 				close(fd);
 		}
-		for (i = 0; i < ARRAY_LEN(sys); i++) {
+		for (i = 0; i < ARRAY_SIZE(sys); i++) {
 			/* the sysctls are world-readable: only writing must fail */
 			fd = open(sys[i], O_WRONLY);
 			nobody_try(fd, errno, sys[i]);
@@ -682,7 +682,7 @@ static bool bad_values_test(void)
 	size_t i, n = 0, rejected = 0;
 	int err;
 
-	for (i = 0; i < ARRAY_LEN(bad_allow_fatal); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_allow_fatal); i++) {
 		const char *b = bad_allow_fatal[i];
 
 		err = write_file(HP_PARAM, b, strlen(b));
@@ -698,9 +698,9 @@ static bool bad_values_test(void)
 		write_file(HP_PARAM, "0", 1);
 	}
 	printf("# allow_fatal: %zu of %zu out-of-range writes rejected (EINVAL, stays 0)%s%s\n",
-	       rejected, ARRAY_LEN(bad_allow_fatal), *got ? ":" : "", got);
-	result(rejected == ARRAY_LEN(bad_allow_fatal), "fuzz_allow_fatal_rejects_bad", NULL, "");
-	return rejected == ARRAY_LEN(bad_allow_fatal);
+	       rejected, ARRAY_SIZE(bad_allow_fatal), *got ? ":" : "", got);
+	result(rejected == ARRAY_SIZE(bad_allow_fatal), "fuzz_allow_fatal_rejects_bad", NULL, "");
+	return rejected == ARRAY_SIZE(bad_allow_fatal);
 }
 
 /* All of @path through one read() of @cap bytes at a time, or pread()s. */
@@ -733,7 +733,7 @@ static void small_reads_test(void)
 	char why[160] = "";
 	size_t i;
 
-	for (i = 0; n > 0 && i < ARRAY_LEN(sizes) * 2 && !*why; i++) {
+	for (i = 0; n > 0 && i < ARRAY_SIZE(sizes) * 2 && !*why; i++) {
 		m = slurp(HP_DIR "/probes", part, sizeof(part), sizes[i / 2], i & 1);
 		if (m != n || memcmp(whole, part, n))
 			snprintf(why, sizeof(why), "%s of %zu bytes: %zd bytes, %s",
@@ -775,7 +775,7 @@ static void odd_opens_test(void)
 	void *map;
 	int fd, pr;
 
-	for (i = 0; i < ARRAY_LEN(ro) && !*why; i++) {
+	for (i = 0; i < ARRAY_SIZE(ro) && !*why; i++) {
 		snprintf(path, sizeof(path), HP_DIR "/%s", ro[i]);
 		fd = open(path, O_WRONLY | O_TRUNC);
 		if (fd >= 0 && write(fd, "1", 1) >= 0)
@@ -1017,18 +1017,16 @@ int main(int argc, char **argv)
 	}
 	if (writers < 1 || writers > 16 || readers < 0 || readers > 8 || quota < 1)
 		return fprintf(stderr, "bad -n/-p/-r\n"), 2;
-	printf("KTAP version 1\n");
-	if (load_probes() || list_writable() || !nr_files) {
-		printf("1..0 # SKIP %s not found or nothing writable: %s\n", HP_DIR,
-		       "load hardprobe.ko, mount debugfs, run as root");
-		return KSFT_SKIP;
-	}
-	printf("1..%d\n", NR_TESTS);
+	hp_print_header();
+	if (load_probes() || list_writable() || !nr_files)
+		ksft_exit_skip("%s not found or nothing writable: %s\n", HP_DIR,
+			       "load hardprobe.ko, mount debugfs, run as root");
+	ksft_set_plan(NR_TESTS);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	fault_page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED || fault_page == MAP_FAILED ||
 	    mprotect(fault_page + 4096, 4096, PROT_NONE))
-		return perror("mmap"), KSFT_FAIL;
+		ksft_exit_fail_perror("mmap");
 	fault_page += 4096;
 	parent_pid = getpid();
 
@@ -1043,7 +1041,7 @@ int main(int argc, char **argv)
 
 	if (read_text(HP_PARAM, allow_fatal_orig, sizeof(allow_fatal_orig)))
 		snprintf(allow_fatal_orig, sizeof(allow_fatal_orig), "0");
-	for (k = 0; k < ARRAY_LEN(sysctls); k++)
+	for (k = 0; k < ARRAY_SIZE(sysctls); k++)
 		sysctls[k].have = !read_text(sysctls[k].path, sysctls[k].orig,
 					     sizeof(sysctls[k].orig));
 	signal(SIGTERM, on_signal);
@@ -1259,6 +1257,5 @@ int main(int argc, char **argv)
 	write_file(HP_PARAM, allow_fatal_orig, strlen(allow_fatal_orig));
 	if (ko_fd >= 0)
 		close(ko_fd);
-	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	ksft_finished();
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hardprobe kselftest: run every hardprobe probe through debugfs and judge
- * it from the kernel messages that follow a unique marker. Fatal probes run
- * in a child process (a catch kills the writer). Prints KTAP version 1;
- * exits 0 (pass), 1 (a failure) or 4 (nothing could run).
+ * it from the kernel messages that follow a unique marker, by the module's
+ * own expectation rule (which it checks against the module's JSON). Fatal
+ * probes run in a child process (a catch kills the writer). Prints KTAP
+ * version 1 (kselftest.h); exits 0 (pass), 1 (a failure, or fewer results
+ * than planned) or 4 (hardprobe is not loaded).
  *
  * Before the probes it reads debugfs "kstack" HP_KSTACK_READS times: each
  * read() is one syscall whose stack the kstack_offset and stack_erase
@@ -88,23 +90,37 @@ static int run_child(const char *name, int *werr)
 	return 0;
 }
 
-/* Map an observed outcome onto KTAP, as the design's expectation table does. */
+/*
+ * Map an observed outcome ("vulnerable known_gap" for a documented gap) onto
+ * KTAP by the module's rule, hp_expect(); a skip says why.
+ */
 static void judge(const struct probe *p, const char *outcome,
 		  const char *evidence)
 {
-	if (!strcmp(outcome, "vulnerable known_gap"))
-		result(true, p->name, "SKIP", "XFAIL known gap: %s", evidence);
-	else if (!strcmp(outcome, "protected"))
+	char base[32];
+	bool gap;
+
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(outcome, " "), outcome);
+	gap = !strcmp(outcome + strlen(base), " known_gap");
+	switch (hp_expect(base, gap, p->configured)) {
+	case HP_KTAP_OK:
 		result(true, p->name, NULL, "");
-	else if (!strcmp(outcome, "vulnerable") && p->configured)
+		break;
+	case HP_KTAP_NOT_OK:
 		result(false, p->name, NULL, "");
-	else if (!strcmp(outcome, "vulnerable"))
-		result(true, p->name, "SKIP", "not configured (observed vulnerable: %s)",
-		       evidence);
-	else if (!strcmp(outcome, "error"))
+		break;
+	case HP_KTAP_ERROR:
 		result(false, p->name, "ERROR", "%s", evidence);
-	else
-		result(true, p->name, "SKIP", "%s: %s", outcome, evidence);
+		break;
+	default:
+		if (!strcmp(base, "vulnerable") && gap)
+			result(true, p->name, "SKIP", "XFAIL known gap: %s", evidence);
+		else if (!strcmp(base, "vulnerable"))
+			result(true, p->name, "SKIP", "not configured (observed vulnerable: %s)",
+			       evidence);
+		else
+			result(true, p->name, "SKIP", "%s: %s", outcome, evidence);
+	}
 }
 
 static void run_probe(const struct probe *p, bool safe_only)
@@ -368,6 +384,53 @@ static void spectre_v1_sysfs_test(void)
 	result(ok, name, NULL, "");
 }
 
+/*
+ * The module's expectation rule ("rules" in debugfs "json") and this
+ * program's copy, hp_expect(), must agree record for record. A module
+ * without "rules" fails: only a module that is not there is a skip.
+ */
+static void rules_test(void)
+{
+	const char *name = "ktap_rules_match_module";
+	char *json = NULL, *more, why[LINE];
+	size_t len = 0, cap = 0;
+	ssize_t n = 1;
+	int fd = open(HP_DIR "/json", O_RDONLY), err = errno;
+
+	if (fd < 0) {
+		if (err == ENOENT)
+			result(true, name, "SKIP", "no %s/json: hardprobe is not loaded", HP_DIR);
+		else
+			result(false, name, "ERROR", "%s/json: %s", HP_DIR, strerror(err));
+		return;
+	}
+	while (n > 0) {
+		if (cap - len < 4096) {
+			more = realloc(json, cap + (1 << 16));
+			if (!more)
+				break;
+			json = more;
+			cap += 1 << 16;
+		}
+		n = read(fd, json + len, cap - len - 1);
+		err = errno;
+		if (n > 0)
+			len += n;
+	}
+	close(fd);
+	if (n) {
+		result(false, name, "ERROR", "reading %s/json: %s", HP_DIR,
+		       n < 0 ? strerror(err) : "out of memory");
+		free(json);
+		return;
+	}
+	json[len] = '\0';
+	n = hp_rules_check(json, why, sizeof(why));
+	printf("# %s: %s\n", name, why);
+	result(n > 0, name, NULL, "");
+	free(json);
+}
+
 int main(int argc, char **argv)
 {
 	bool safe_only = false, set_fatal = false;
@@ -383,12 +446,10 @@ int main(int argc, char **argv)
 		else
 			return fprintf(stderr, "usage: %s [-s] [-t s] [name...]\n", argv[0]), 1;
 	}
-	printf("KTAP version 1\n");
-	if (load_probes()) {
-		printf("1..0 # SKIP %s not found: load hardprobe.ko, mount debugfs, run as root\n",
-		       HP_DIR);
-		return KSFT_SKIP;
-	}
+	hp_print_header();
+	if (load_probes())
+		ksft_exit_skip("%s not found: load hardprobe.ko, mount debugfs, run as root\n",
+			       HP_DIR);
 	n = read_kstack();
 	if (n < 0)
 		printf("# kstack: %s\n", strerror(-n));
@@ -404,7 +465,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	printf("1..%d\n", n + (optind == argc ? 10 : 0));
+	ksft_set_plan(n + (optind == argc ? 11 : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -424,9 +485,7 @@ int main(int argc, char **argv)
 		input_tests();
 		user_shstk_test();
 		spectre_v1_sysfs_test();
+		rules_test();
 	}
-	printf("# Totals: pass:%d fail:%d skip:%d\n", passed, failed, skipped);
-	if (failed)
-		return KSFT_FAIL;
-	return passed ? KSFT_PASS : KSFT_SKIP;
+	ksft_finished();
 }

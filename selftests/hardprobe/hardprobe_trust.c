@@ -19,8 +19,8 @@
  * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe] [group ...]
  * groups: refusals serialised warn_limit allow_fatal unload run_param (default: all)
  * It needs root, a caught fatal probe (default nx.kmalloc) and a loaded
- * hardprobe, which it unloads and reloads. Prints KTAP version 1; exits 0
- * (pass), 1 (a failure) or 4 (skip).
+ * hardprobe, which it unloads and reloads. Prints KTAP version 1 (kselftest.h);
+ * exits 0 (pass), 1 (a failure, or fewer results than planned) or 4 (skip).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -34,7 +34,6 @@
 
 #define OOPS_LIMIT	"/proc/sys/kernel/oops_limit"
 #define OOPS_COUNT	"/sys/kernel/oops_count"
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *module_path, *module_args = "", *probe = "nx.kmalloc";
 
@@ -385,6 +384,13 @@ static const struct {
 	{ "run_param", test_fatal_run_at_load, 2 },
 };
 
+/* Every planned test skipped: the counts, and the kselftest exit code for a skip. */
+static __noreturn void skip_exit(void)
+{
+	ksft_print_cnts();
+	exit(KSFT_SKIP);
+}
+
 static bool wanted(const char *name, char **argv, int argc)
 {
 	int i;
@@ -411,12 +417,13 @@ int main(int argc, char **argv)
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		nr_tests += wanted(groups[g].name, argv + optind, argc - optind) ?
 			    groups[g].tests : 0;
-	printf("KTAP version 1\n1..%d\n", nr_tests);
+	hp_print_header();
+	ksft_set_plan(nr_tests);
 	if (!module_path || geteuid() || load_probes()) {
 		for (i = 0; i < nr_tests; i++)
 			result(true, "trust", "SKIP", "%s", !module_path ? "needs -m hardprobe.ko" :
 			       geteuid() ? "needs root" : "hardprobe is not loaded");
-		return KSFT_SKIP;
+		skip_exit();
 	}
 	for (i = 0; i < nr_probes && strcmp(probes[i].name, probe); i++)
 		;
@@ -424,12 +431,12 @@ int main(int argc, char **argv)
 		for (i = 0; i < nr_tests; i++)
 			result(true, "trust", "SKIP", "%s is not a configured fatal probe here",
 			       probe);
-		return KSFT_SKIP;
+		skip_exit();
 	}
 	if (write_file(HP_PARAM, "1", 1)) {
 		for (i = 0; i < nr_tests; i++)
 			check(false, "trust", "cannot set allow_fatal=1");
-		return KSFT_FAIL;
+		ksft_exit_fail();
 	}
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		if (wanted(groups[g].name, argv + optind, argc - optind))
@@ -437,6 +444,5 @@ int main(int argc, char **argv)
 	/* the module as we found it, for whatever runs next */
 	c = load_in_child("");
 	check(!c, "reload", "insmod %s: %s", module_path, c ? strerror(-c) : "ok");
-	printf("# trust: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	ksft_finished();
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hardprobe kselftests: what hardprobe_test and hardprobe_fuzz share: the
- * KTAP result line, debugfs file helpers, the probe list, and markers in the
- * kernel log with a scanner for what follows them.
+ * hardprobe kselftests: what hardprobe_test, hardprobe_fuzz and hardprobe_trust
+ * share: the KTAP header and result line (kselftest.h's counters and exit
+ * codes), the module's expectation rule, debugfs file helpers, the probe list,
+ * and markers in the kernel log with a scanner for what follows them.
  */
 #ifndef HP_UTIL_H
 #define HP_UTIL_H
@@ -17,11 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kselftest.h"
 #include "hp_compiler.h"
-
-#define KSFT_PASS	0
-#define KSFT_FAIL	1
-#define KSFT_SKIP	4
 
 #define HP_DIR		"/sys/kernel/debug/hardprobe"
 #define HP_PARAM	"/sys/module/hardprobe/parameters/allow_fatal"
@@ -35,8 +33,27 @@ struct probe {
 
 static struct probe probes[MAX_PROBES];
 static int nr_probes;
-static int failed, passed, skipped, testno;
 
+/*
+ * ksft_print_header() with the header line the bench's judge and the kernel's
+ * kunit.py read: "KTAP version 1" (kselftest.h prints "TAP version 13"), and,
+ * like it, none under a runner that printed its own (KSFT_TAP_LEVEL), and
+ * stdout line-buffered (no line written twice by a fork()ed child).
+ */
+static inline void hp_print_header(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!getenv("KSFT_TAP_LEVEL"))
+		printf("KTAP version 1\n");
+}
+
+/*
+ * One result line through kselftest.h's counters: "ok N name", "not ok N name",
+ * "ok N name # SKIP why" (@ok with @directive "SKIP"), or a failure with its
+ * reason, "not ok N name #  ERROR why" (@directive "ERROR", "TIMEOUT"). Without
+ * a directive, @fmt is not printed. KTAP cannot carry '#' or a newline in the
+ * reason: they become spaces.
+ */
 static inline void result(bool ok, const char *name, const char *directive,
 			  const char *fmt, ...)
 {
@@ -50,17 +67,139 @@ static inline void result(bool ok, const char *name, const char *directive,
 	for (p = why; *p; p++)
 		if (*p == '#' || *p == '\n')
 			*p = ' ';
-	printf("%s %d %s", ok ? "ok" : "not ok", ++testno, name);
-	if (directive)
-		printf(" # %s %s", directive, why);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failed++;
-	else if (directive)
-		skipped++;
+	if (!directive)
+		ksft_test_result_code(ok ? KSFT_PASS : KSFT_FAIL, name, NULL);
+	else if (ok)
+		ksft_test_result_code(KSFT_SKIP, name, "%s", why);
 	else
-		passed++;
+		ksft_test_result_code(KSFT_FAIL, name, "%s %s", directive, why);
+}
+
+/* The module's KTAP verdicts, named as in its report and JSON ("ktap"). */
+enum hp_ktap { HP_KTAP_OK, HP_KTAP_NOT_OK, HP_KTAP_SKIP, HP_KTAP_ERROR };
+
+static const char *const hp_ktap_names[] = {
+	[HP_KTAP_OK] = "ok",
+	[HP_KTAP_NOT_OK] = "not ok",
+	[HP_KTAP_SKIP] = "skip",
+	[HP_KTAP_ERROR] = "error",
+};
+
+/*
+ * hp_expect() - the module's expectation rule (hp_expect() in module/report.c),
+ * the one copy user space has: an outcome, whether it is a documented gap of
+ * the feature and whether the configuration asks for the feature give the
+ * KTAP verdict. The module exports its rule as "rules" in its JSON;
+ * hp_rules_check() holds this copy against every record of it.
+ */
+static inline enum hp_ktap hp_expect(const char *outcome, bool known_gap, bool configured)
+{
+	if (!strcmp(outcome, "protected"))
+		return HP_KTAP_OK;
+	if (!strcmp(outcome, "vulnerable"))
+		return known_gap || !configured ? HP_KTAP_SKIP : HP_KTAP_NOT_OK;
+	return !strcmp(outcome, "error") ? HP_KTAP_ERROR : HP_KTAP_SKIP;
+}
+
+/* After @key (a quoted JSON key) in [@p, @end): its value, or NULL. */
+static inline const char *hp_json_value(const char *p, const char *end, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (; (p = strstr(p, key)) && p + n < end; p += n) {
+		const char *v = p + n;
+
+		while (v < end && (*v == ' ' || *v == '\n' || *v == '\t'))
+			v++;
+		if (v < end && *v == ':') {
+			for (v++; v < end && (*v == ' ' || *v == '\n' || *v == '\t'); v++)
+				;
+			return v < end ? v : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The string value of @key in [@p, @end) into @out; false if there is none. */
+static inline bool hp_json_string(const char *p, const char *end, const char *key,
+				  char *out, size_t len)
+{
+	const char *v = hp_json_value(p, end, key), *q;
+
+	if (!v || *v != '"')
+		return false;
+	q = memchr(v + 1, '"', end - v - 1);
+	if (!q)
+		return false;
+	snprintf(out, len, "%.*s", (int)(q - v - 1), v + 1);
+	return true;
+}
+
+/* The boolean value of @key in [@p, @end) into @out; false if there is none. */
+static inline bool hp_json_bool(const char *p, const char *end, const char *key, bool *out)
+{
+	const char *v = hp_json_value(p, end, key);
+
+	if (!v)
+		return false;
+	if (end - v >= 4 && !strncmp(v, "true", 4))
+		*out = true;
+	else if (end - v >= 5 && !strncmp(v, "false", 5))
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Check hp_expect() against every record of the module's "rules": "ktap" in
+ * @json, the text of debugfs "json": [{"outcome": ..., "known_gap": ...,
+ * "configured": ..., "ktap": ...}, ...]. Returns the number of records (all
+ * agree), or -1 with the first difference (or what is missing) in @why.
+ */
+static inline int hp_rules_check(const char *json, char *why, size_t len)
+{
+	const char *end = json + strlen(json), *p, *rec, *rend;
+	int n = 0;
+
+	p = hp_json_value(json, end, "\"rules\"");
+	if (!p || *p != '{') {
+		snprintf(why, len, "the module's JSON has no \"rules\" object");
+		return -1;
+	}
+	p = hp_json_value(p, end, "\"ktap\"");
+	if (!p || *p != '[') {
+		snprintf(why, len, "the module's \"rules\" have no \"ktap\" list");
+		return -1;
+	}
+	for (rec = p + 1; (rec = strpbrk(rec, "{]")) && *rec == '{'; rec = rend + 1, n++) {
+		char outcome[32], ktap[16];
+		bool gap, conf;
+		enum hp_ktap k;
+
+		rend = strchr(rec, '}');
+		if (!rend || !hp_json_string(rec, rend, "\"outcome\"", outcome, sizeof(outcome)) ||
+		    !hp_json_bool(rec, rend, "\"known_gap\"", &gap) ||
+		    !hp_json_bool(rec, rend, "\"configured\"", &conf) ||
+		    !hp_json_string(rec, rend, "\"ktap\"", ktap, sizeof(ktap))) {
+			snprintf(why, len, "rules record %d: %s", n + 1,
+				 "not {outcome, known_gap, configured, ktap}");
+			return -1;
+		}
+		k = hp_expect(outcome, gap, conf);
+		if (strcmp(hp_ktap_names[k], ktap)) {
+			snprintf(why, len, "%s, known_gap %d, configured %d: module %s, here %s",
+				 outcome, gap, conf, ktap, hp_ktap_names[k]);
+			return -1;
+		}
+	}
+	if (!rec || !n) {
+		snprintf(why, len, "the module's \"rules\" \"ktap\" list is %s",
+			 n ? "not closed" : "empty");
+		return -1;
+	}
+	snprintf(why, len, "%d records, all agree", n);
+	return n;
 }
 
 static inline int write_file(const char *path, const char *buf, size_t len)

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hardprobe build-time probes: the functions of module/buildprobe/*.c, which
- * module/layout_build.sh compiles during the module build (never linked).
+ * hardprobe build-time probes: the functions of the C files next to this
+ * header, which checks.sh compiles during the module build (never linked)
+ * and, for scripts/ccprobe.py, with the host compilers.
  */
 #ifndef _HARDPROBE_BUILDPROBE_H
 #define _HARDPROBE_BUILDPROBE_H
+
+/* the kernel's spelling (compiler_attributes.h): a host compile has no kernel headers */
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
 
 int hp_ft_switch(int c, int x);
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hardprobe build-time probe (fallthrough): never linked into the module.
- * module/layout_build.sh compiles it with the kernel's own flags three times:
- * as is (the unannotated fall-through from case 0 must warn), with
- * -DHP_FT_ANNOTATE (the kernel's `fallthrough;` must silence it) and, as the
- * positive control, as is plus -Wno-implicit-fallthrough (no warning: the
- * warning is that flag's doing).
+ * module/layout/buildprobe/checks.sh compiles it three times with the
+ * kernel's own flags (in the module build) or a host compiler's
+ * (scripts/ccprobe.py): as is (the unannotated fall-through from case 0 must
+ * warn), with -DHP_FT_ANNOTATE (the kernel's `fallthrough;` must silence it)
+ * and, as the positive control, as is plus -Wno-implicit-fallthrough (no
+ * warning: the warning is that flag's doing).
  */
 #include "buildprobe.h"
 

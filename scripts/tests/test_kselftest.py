@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of the kselftest programs' shared code (selftests/hardprobe/hp_util.h).
+
+The programs build against the kernel source's kselftest.h the way scripts/module.sh builds
+them (a copy beside it, "../kselftest.h"), -Wall -Werror; and hp_rules_check(), the case
+ktap_rules_match_module of hardprobe_test, holds the programs' copy of the expectation rule
+(hp_expect()) against the module's "rules" in its JSON, compact as debugfs prints it or
+indented as results/<target>/report.json: it must agree with the module's table, and fail
+on a JSON without "rules", an empty or cut list, or a record that differs. Prints one
+"check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+SELFTESTS = os.path.join(TOP, "selftests", "hardprobe")
+results = []
+
+# The design's expectation table, as the module's hp_expect() (module/report.c) has it:
+# what debugfs "json" exports as "rules": {"ktap": [...]}.
+OUTCOMES = ["not_run", "unsupported", "protected", "inconclusive", "vulnerable", "error"]
+
+
+def module_verdict(outcome, known_gap, configured):
+    if outcome == "protected":
+        return "ok"
+    if outcome == "vulnerable":
+        return "skip" if known_gap or not configured else "not ok"
+    return "error" if outcome == "error" else "skip"
+
+
+RULES = [{"outcome": o, "known_gap": g, "configured": c, "ktap": module_verdict(o, g, c)}
+         for o in OUTCOMES for g in (False, True) for c in (False, True)]
+
+DRIVER = r"""
+#include "hp_util.h"
+
+int main(void)
+{
+	static char json[1 << 20];
+	size_t len = fread(json, 1, sizeof(json) - 1, stdin);
+	char why[LINE];
+	int n;
+
+	json[len] = '\0';
+	n = hp_rules_check(json, why, sizeof(why));
+	printf("%d %s\n", n, why);
+	return n > 0 ? 0 : 1;
+}
+"""
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
+
+
+def ksrc():
+    p = subprocess.run(["bash", "-c", '. "$1/scripts/lib.sh" && hp_ksrc && echo "$HP_KSRC"',
+                        "-", TOP], capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def document(rules, compact=True, after_features=True):
+    """A module JSON with @rules (None: no "rules" key), features before or after them."""
+    doc = {"schema": 1, "target": "host"}
+    features = [{"feature": "stack_init", "outcome": "protected", "ktap": "ok",
+                 "probes": [{"probe": "stack_init.u8_none", "known_gap": False}]}]
+    if not after_features:
+        doc["features"] = features
+    if rules is not None:
+        doc["rules"] = {"rank": OUTCOMES, "ktap": rules}
+    if after_features:
+        doc["features"] = features
+    if compact:
+        return json.dumps(doc, separators=(",", ":"))
+    return json.dumps(doc, indent=1)
+
+
+def main():
+    src = ksrc()
+    kh = os.path.join(src or "", "tools", "testing", "selftests", "kselftest.h")
+    if not src or not os.path.isfile(kh):
+        check("kselftest-header", False, f"no kselftest.h in the kernel source ({src})")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="hp-kselftest-")
+    try:
+        stage = os.path.join(tmp, "hardprobe")
+        shutil.copytree(SELFTESTS, stage)
+        os.symlink(kh, os.path.join(tmp, "kselftest.h"))
+        for prog in ("hardprobe_test", "hardprobe_fuzz", "hardprobe_trust"):
+            p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-D_GNU_SOURCE=", "-o",
+                                os.path.join(tmp, prog), os.path.join(stage, prog + ".c")],
+                               capture_output=True, text=True)
+            check(f"kselftest-build-{prog}", p.returncode == 0,
+                  "against " + kh + ("" if p.returncode == 0 else ": " + p.stderr[-300:]))
+        with open(os.path.join(stage, "rules_driver.c"), "w") as f:
+            f.write(DRIVER)
+        drv = os.path.join(tmp, "rules_driver")
+        p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", drv,
+                            os.path.join(stage, "rules_driver.c")], capture_output=True, text=True)
+        check("kselftest-rules-driver-build", p.returncode == 0, p.stderr[-300:])
+        if p.returncode:
+            return 1
+
+        def run(text):
+            r = subprocess.run([drv], input=text, capture_output=True, text=True)
+            return r.returncode, r.stdout.strip()
+
+        rc, out = run(document(RULES))
+        check("kselftest-rules-agree-compact", rc == 0 and out.startswith("24 "), out)
+        rc, out = run(document(RULES, compact=False, after_features=False))
+        check("kselftest-rules-agree-indented", rc == 0 and out.startswith("24 "), out)
+        rc, out = run(document(None))
+        check("kselftest-rules-missing-fails", rc == 1 and '"rules"' in out, out)
+        for i, rule in enumerate(RULES):
+            flipped = [dict(r) for r in RULES]
+            flipped[i]["ktap"] = "ok" if rule["ktap"] != "ok" else "skip"
+            rc, out = run(document(flipped))
+            if rc != 1 or rule["outcome"] not in out:
+                check("kselftest-rules-difference-fails", False, f"record {i}: {out}")
+                break
+        else:
+            check("kselftest-rules-difference-fails", True, f"each of {len(RULES)} records")
+        rc, out = run(document([]))
+        check("kselftest-rules-empty-fails", rc == 1, out)
+        text = document(RULES)
+        rc, out = run(text[:text.index('"ktap":[') + 200])
+        check("kselftest-rules-cut-fails", rc == 1, out)
+        bad = [dict(r) for r in RULES]
+        del bad[3]["configured"]
+        rc, out = run(document(bad))
+        check("kselftest-rules-incomplete-record-fails", rc == 1 and "record 4" in out, out)
+    finally:
+        shutil.rmtree(tmp)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
