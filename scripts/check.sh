@@ -23,6 +23,8 @@ hp_say host - "collector and judge on recorded guest logs"
 python3 "$HP_TOP/scripts/tests/test_bench.py" | record
 hp_say host - "compiler layer (ccprobe) on this machine's compilers"
 python3 "$HP_TOP/scripts/tests/test_ccprobe.py" | record
+hp_say host - "kselftest programs against kselftest.h; their expectation rule against the module's JSON"
+python3 "$HP_TOP/scripts/tests/test_kselftest.py" | record
 hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
 python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix" | record
 

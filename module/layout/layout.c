@@ -16,7 +16,7 @@
  * the object and counts them in /sys/module/<mod>/sections.
  *
  * lto and the two build-time features: judged from what the compiler did during
- * the module build (module/layout_build.sh, results in layout_build.h).
+ * the module build (module/layout/layout_build.sh, results in layout_build.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
