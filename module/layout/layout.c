@@ -304,7 +304,7 @@ static void hp_lto_bitcode(struct hp_result *r)
 	bool configured = IS_ENABLED(CONFIG_LTO_CLANG);
 
 	if (!bc && !elf) {
-		hp_set(r, HP_ERROR, "build time: module/core.o is %s, neither ELF nor bitcode",
+		hp_set(r, HP_ERROR, "build time: module/core/run.o is %s, neither ELF nor bitcode",
 		       HP_LB_LTO_CORE);
 		return;
 	}
@@ -316,17 +316,17 @@ static void hp_lto_bitcode(struct hp_result *r)
 	}
 	if (bc && !configured) {
 		hp_set(r, HP_ERROR,
-		       "build time: module/core.o is LLVM bitcode, yet CONFIG_LTO_CLANG=n");
+		       "build time: module/core/run.o is LLVM bitcode, yet CONFIG_LTO_CLANG=n");
 		return;
 	}
 	if (bc) {
 		hp_set(r, HP_PROTECTED,
-		       "build time: module/core.o is LLVM bitcode (BC C0 DE) before the final link, flags '%s'; control (-flto): bitcode (%s)",
+		       "build time: module/core/run.o is LLVM bitcode (BC C0 DE) before the final link, flags '%s'; control (-flto): bitcode (%s)",
 		       HP_LB_LTO_FLAGS, HP_LB_CC);
 		return;
 	}
 	hp_set(r, HP_VULNERABLE,
-	       "build time: module/core.o is ELF machine code, no LTO; control: %s (%s)",
+	       "build time: module/core/run.o is ELF machine code, no LTO; control: %s (%s)",
 	       HP_LB_LTO_CONTROL > 0 ? "-flto gives bitcode" :
 	       "none (GCC: the kernel has no GCC LTO)", HP_LB_CC);
 }
