@@ -25,6 +25,8 @@ hp_say host - "compiler layer (ccprobe) on this machine's compilers"
 python3 "$HP_TOP/scripts/tests/test_ccprobe.py" | record
 hp_say host - "kselftest programs against kselftest.h; their expectation rule against the module's JSON"
 python3 "$HP_TOP/scripts/tests/test_kselftest.py" | record
+hp_say host - "dependency-cycle finder on known graphs"
+python3 "$HP_TOP/scripts/tests/test_objdeps.py" | record
 hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
 python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix" | record
 
@@ -48,6 +50,14 @@ for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--
 		else
 			echo "check $t build-W=1: FAIL ($w warnings)" | record
 			grep -E ': (warning|error):' "$HP_TOP/results/.build/$t-w1/module-build.log" | sed 's/^/    /' | record
+		fi
+		# the objects of hardprobe.ko depend one way: no cycle between files of module/
+		d=$HP_TOP/results/.build/$t-w1
+		if python3 "$HP_TOP/scripts/objdeps.py" "$d/src" >"$d/objdeps.txt" 2>&1; then
+			echo "check $t objdeps: ok ($(tail -n 1 "$d/objdeps.txt"))" | record
+		else
+			echo "check $t objdeps: FAIL ($(tail -n 1 "$d/objdeps.txt"))" | record
+			grep '^cycle: ' "$d/objdeps.txt" | sed 's/^/    /' | record
 		fi
 	else
 		echo "check $t build-W=1: FAIL (build error: $HP_TOP/results/.build/$t-w1/module-build.log)" | record
