@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of scripts/registry_doc.py: the feature list of Documentation/hardprobe.rst.
 
-The generator must see every feature of module/registry.h and every probe that
-module/ declares (counted here a second, simpler way: the X( lines of the registry,
+The generator must see every feature of module/registry.h (39 today) and every probe
+that module/ declares (counted here a second, simpler way: the X( lines of the registry,
 the literal HP_PROBE() lines and the stack_init X-macro list), and the rst must be up
 to date (--check). A stale copy must make --check fail. Prints one
 "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
@@ -62,8 +62,10 @@ def main():
         return 1
     ids = [f["id"] for f in feats]
     want = declared_features()
-    check("registry-doc-features", len(ids) == 39 and ids == want,
-          f"{len(ids)} features (39 expected), registry order"
+    # every X( line of the registry, and no fewer than the 39 features of today (a
+    # hard 39 would make a new feature edit this test too)
+    check("registry-doc-features", len(ids) >= 39 and ids == want,
+          f"{len(ids)} features of {len(want)} X( lines, registry order"
           + ("" if ids == want else f": differs from the X( lines: {sorted(set(ids) ^ set(want))}"))
     check("registry-doc-titles", all(f["title"] and f["group"] for f in feats) and
           all(os.path.isdir(os.path.join(TOP, "module", f["family"])) for f in feats),
