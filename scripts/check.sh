@@ -27,6 +27,8 @@ hp_say host - "kselftest programs against kselftest.h; their expectation rule ag
 python3 "$HP_TOP/scripts/tests/test_kselftest.py" | record
 hp_say host - "dependency-cycle finder on known graphs"
 python3 "$HP_TOP/scripts/tests/test_objdeps.py" | record
+hp_say host - "feature list of Documentation/hardprobe.rst against module/registry.h"
+python3 "$HP_TOP/scripts/tests/test_registry_doc.py" | record
 hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
 python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix" | record
 

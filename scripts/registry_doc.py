@@ -4,7 +4,7 @@
 
 usage: registry_doc.py [--check] [--top DIR] [--rst FILE]
 
-Reads module/registry.h (the HP_FEATURES(X) list; HP_SYM_* symbols spelled per
+Reads module/registry.h (its HP_REGISTRY() lines; HP_SYM_* symbols spelled per
 architecture at the top of the header) and the HP_PROBE() lines of module/*/*.c
 (probes declared through an X-macro list, as stack_init's HP_SI_CASES, are
 expanded), and writes the feature table between the lines ".. registry-begin" and
@@ -122,17 +122,12 @@ def parse_registry(path):
             if val is None:
                 raise ParseError(f"{path}: {m.group(1)} is not a string")
             syms.setdefault(m.group(1), {})[cond or ""] = val
-    body = None
-    for line in logical_lines(text):
-        mm = re.match(r"\s*#\s*define\s+HP_FEATURES\s*\(\s*X\s*\)(.*)$", line)
-        if mm:
-            body = mm.group(1)
-    if body is None:
-        raise ParseError(f"{path}: no #define HP_FEATURES(X)")
+    # the list: every HP_REGISTRY() line outside a preprocessor directive
+    body = "\n".join(line for line in logical_lines(text) if not re.match(r"\s*#", line))
     feats = []
-    for args in calls(body, "X"):
+    for args in calls(body, "HP_REGISTRY"):
         if len(args) != 5:
-            raise ParseError(f"{path}: X() with {len(args)} arguments: {args}")
+            raise ParseError(f"{path}: HP_REGISTRY() with {len(args)} arguments: {args}")
         fid, fam, group, title, sym = args
         group_s, title_s = c_string(group), c_string(title)
         if group_s is None or title_s is None:
@@ -146,7 +141,7 @@ def parse_registry(path):
         feats.append({"id": fid, "family": fam, "group": group_s, "title": title_s,
                       "symbol": symbol})
     if not feats:
-        raise ParseError(f"{path}: HP_FEATURES(X) lists no feature")
+        raise ParseError(f"{path}: no HP_REGISTRY() line")
     return feats
 
 

@@ -3,7 +3,7 @@
 """Host tests of scripts/registry_doc.py: the feature list of Documentation/hardprobe.rst.
 
 The generator must see every feature of module/registry.h (39 today) and every probe
-that module/ declares (counted here a second, simpler way: the X( lines of the registry,
+that module/ declares (counted here a second, simpler way: the HP_REGISTRY( lines of the registry,
 the literal HP_PROBE() lines and the stack_init X-macro list), and the rst must be up
 to date (--check). A stale copy must make --check fail. Prints one
 "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
@@ -33,9 +33,9 @@ def check(name, ok, detail=""):
 
 
 def declared_features():
-    """The ids of the registry's X( lines, by a plain regex."""
+    """The ids of the registry's HP_REGISTRY( lines, by a plain regex."""
     text = open(os.path.join(TOP, "module", "registry.h")).read()
-    return re.findall(r"^\s*X\((\w+),", text, re.M)
+    return re.findall(r"^\s*HP_REGISTRY\((\w+),", text, re.M)
 
 
 def declared_probes():
@@ -62,11 +62,11 @@ def main():
         return 1
     ids = [f["id"] for f in feats]
     want = declared_features()
-    # every X( line of the registry, and no fewer than the 39 features of today (a
+    # every HP_REGISTRY( line of the registry, and no fewer than the 39 features of today (a
     # hard 39 would make a new feature edit this test too)
     check("registry-doc-features", len(ids) >= 39 and ids == want,
-          f"{len(ids)} features of {len(want)} X( lines, registry order"
-          + ("" if ids == want else f": differs from the X( lines: {sorted(set(ids) ^ set(want))}"))
+          f"{len(ids)} features of {len(want)} HP_REGISTRY( lines, registry order"
+          + ("" if ids == want else f": differs from the HP_REGISTRY( lines: {sorted(set(ids) ^ set(want))}"))
     check("registry-doc-titles", all(f["title"] and f["group"] for f in feats) and
           all(os.path.isdir(os.path.join(TOP, "module", f["family"])) for f in feats),
           "every feature has a title, a group and its folder module/<family>/")
