@@ -81,12 +81,18 @@ struct hp_probe {
 	 * warn_limit, and a run that raises more is an error
 	 */
 	unsigned int warns;
+	/*
+	 * the start of the kernel's report of a catch the probe provokes on
+	 * purpose, in the log without a crash: what log checkers (the fuzz,
+	 * make check-debug) must not count as a finding; JSON "reports"
+	 */
+	const char *reports;
 };
 
 /*
  * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
  * run by the function hp_<feature>_<probe>(); the optional designated
- * initializers give .signature (fatal probes) and .warns.
+ * initializers give .signature (fatal probes), .warns and .reports.
  */
 #define HP_PROBE(feat, probe, k, ...)					\
 	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\

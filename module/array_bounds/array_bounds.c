@@ -197,9 +197,12 @@ static void hp_ab_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_array_bounds[] = {
-	HP_PROBE(array_bounds, fixed, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1),
-	HP_PROBE(array_bounds, trailing, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1),
-	HP_PROBE(array_bounds, counted_by, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1),
+	HP_PROBE(array_bounds, fixed, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
+		 .reports = "UBSAN:"),
+	HP_PROBE(array_bounds, trailing, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
+		 .reports = "UBSAN:"),
+	HP_PROBE(array_bounds, counted_by, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
+		 .reports = "UBSAN:"),
 };
 
 HP_FEATURE(array_bounds, .layers = hp_ab_layers);

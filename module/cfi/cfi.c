@@ -302,10 +302,14 @@ static const char *hp_ibt_unavailable(void)
 }
 
 static const struct hp_probe hp_probes_kcfi[] = {
-	HP_PROBE(kcfi, mismatch, HP_CFI_KIND, .signature = HP_CFI_SIG_LONG2),
-	HP_PROBE(kcfi, return_type, HP_CFI_KIND, .signature = HP_CFI_SIG_VOID),
-	HP_PROBE(kcfi, arg_count, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGC),
-	HP_PROBE(kcfi, arg_type, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGTYPE),
+	HP_PROBE(kcfi, mismatch, HP_CFI_KIND, .signature = HP_CFI_SIG_LONG2,
+		 .reports = "CFI failure"),
+	HP_PROBE(kcfi, return_type, HP_CFI_KIND, .signature = HP_CFI_SIG_VOID,
+		 .reports = "CFI failure"),
+	HP_PROBE(kcfi, arg_count, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGC,
+		 .reports = "CFI failure"),
+	HP_PROBE(kcfi, arg_type, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGTYPE,
+		 .reports = "CFI failure"),
 };
 
 HP_FEATURE(kcfi, .layers = hp_cfi_layers, .unavailable = hp_cfi_unavailable);

@@ -314,6 +314,8 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 			/* WARN-class reports raised, and the most it may raise */
 			seq_buf_printf(s, "\"warns\":%u,\"warns_max\":%u,", pr->res.warns,
 				       pr->probe->warns);
+			/* what a log checker must not count as a finding */
+			hp_json_kv(s, "reports", pr->probe->reports ?: "", true);
 			seq_buf_printf(s, "\"ns\":%llu}%s\n", pr->res.ns,
 				       i + 1 < fr->first + fr->count ? "," : "");
 		}

@@ -250,8 +250,10 @@ static const struct hp_probe hp_probes_fortify[] = {
 	HP_PROBE(fortify, strcpy, HP_SAFE),
 	HP_PROBE(fortify, memcpy, HP_SAFE),
 	HP_PROBE(fortify, memset, HP_SAFE),
-	HP_PROBE(fortify, memcpy_field_spanning, HP_SAFE, .warns = 1),
-	HP_PROBE(fortify, strcpy_bug, HP_FATAL, .signature = HP_FO_SIG_STRCPY),
+	HP_PROBE(fortify, memcpy_field_spanning, HP_SAFE, .warns = 1,
+		 .reports = "detected field-spanning write"),
+	HP_PROBE(fortify, strcpy_bug, HP_FATAL, .signature = HP_FO_SIG_STRCPY,
+		 .reports = "detected buffer overflow"),
 };
 
 HP_FEATURE(fortify, .layers = hp_fo_layers);

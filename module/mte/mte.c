@@ -246,8 +246,8 @@ static void hp_mte_layers(struct hp_layers *l)
 #endif
 
 static const struct hp_probe hp_probes_mte[] = {
-	HP_PROBE(mte, slab_oob, HP_SAFE, .warns = 1),
-	HP_PROBE(mte, slab_uaf, HP_SAFE, .warns = 1),
+	HP_PROBE(mte, slab_oob, HP_SAFE, .warns = 1, .reports = HP_MTE_REPORT),
+	HP_PROBE(mte, slab_uaf, HP_SAFE, .warns = 1, .reports = HP_MTE_REPORT),
 };
 
 HP_FEATURE(mte, .layers = hp_mte_layers, .unavailable = hp_mte_unavailable);

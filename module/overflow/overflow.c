@@ -533,23 +533,27 @@ static void hp_ovf_helpers_layers(struct hp_layers *l)
 
 static const struct hp_probe hp_probes_signed_overflow[] = {
 	HP_PROBE(signed_overflow, sanitizer, HP_OVF_SKIND,
-		 .signature = HP_OVF_SSIG, .warns = HP_OVF_NR_SOP),
+		 .signature = HP_OVF_SSIG, .warns = HP_OVF_NR_SOP, .reports = "UBSAN:"),
 	HP_PROBE(signed_overflow, kernel_flags, HP_OVF_KKIND,
-		 .signature = HP_OVF_KSIG, .warns = HP_OVF_NR_SOP),
+		 .signature = HP_OVF_KSIG, .warns = HP_OVF_NR_SOP, .reports = "UBSAN:"),
 };
 
 HP_FEATURE(signed_overflow, .layers = hp_ovf_signed_layers);
 
 static const struct hp_probe hp_probes_unsigned_overflow[] = {
-	HP_PROBE(unsigned_overflow, sanitizer, HP_SAFE, .warns = HP_OVF_NR_UOP),
-	HP_PROBE(unsigned_overflow, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_UOP),
+	HP_PROBE(unsigned_overflow, sanitizer, HP_SAFE, .warns = HP_OVF_NR_UOP,
+		 .reports = "UBSAN:"),
+	HP_PROBE(unsigned_overflow, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_UOP,
+		 .reports = "UBSAN:"),
 };
 
 HP_FEATURE(unsigned_overflow, .layers = hp_ovf_unsigned_layers);
 
 static const struct hp_probe hp_probes_truncation[] = {
-	HP_PROBE(truncation, sanitizer, HP_SAFE, .warns = HP_OVF_NR_COP),
-	HP_PROBE(truncation, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_COP),
+	HP_PROBE(truncation, sanitizer, HP_SAFE, .warns = HP_OVF_NR_COP,
+		 .reports = "UBSAN:"),
+	HP_PROBE(truncation, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_COP,
+		 .reports = "UBSAN:"),
 };
 
 HP_FEATURE(truncation, .layers = hp_ovf_trunc_layers);

@@ -174,11 +174,11 @@ static void hp_rc_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_refcount[] = {
-	HP_PROBE(refcount, inc_overflow, HP_SAFE, .warns = 1),
-	HP_PROBE(refcount, dec_underflow, HP_SAFE, .warns = 1),
-	HP_PROBE(refcount, dec_to_zero, HP_SAFE, .warns = 1),
-	HP_PROBE(refcount, add_on_zero, HP_SAFE, .warns = 1),
-	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 1),
+	HP_PROBE(refcount, inc_overflow, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
+	HP_PROBE(refcount, dec_underflow, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
+	HP_PROBE(refcount, dec_to_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
+	HP_PROBE(refcount, add_on_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
+	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
 };
 
 HP_FEATURE(refcount, .layers = hp_rc_layers);

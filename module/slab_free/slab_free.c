@@ -292,9 +292,10 @@ static void hp_slab_layers(struct hp_layers *l)
 
 static const struct hp_probe hp_probes_slab_free[] = {
 	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE),
-	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1),
+	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1,
+		 .reports = "Wrong slab cache"),
 	HP_PROBE(slab_free, not_slab, HP_SLAB_NOT_SLAB_KIND,
-		 .signature = HP_SLAB_SIG_PAGE, .warns = 1),
+		 .signature = HP_SLAB_SIG_PAGE, .warns = 1, .reports = "Object is not a Slab page"),
 };
 
 HP_FEATURE(slab_free, .layers = hp_slab_layers);
