@@ -28,6 +28,7 @@
 #include <asm/special_insns.h>
 #endif
 
+#include "../arch/x86.h"
 #include "cfi.h"
 #include "../hardprobe.h"
 
@@ -203,32 +204,24 @@ static void hp_cfi_layers(struct hp_layers *l)
 }
 
 #ifdef CONFIG_X86_64
-static const u8 hp_endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-/* FineIBT moves the landing pad into the __cfi_ preamble and poisons this one */
-static const u8 hp_endbr_poison[] = { 0x66, 0x0f, 0x1f, 0x00 };
-
-static bool hp_ibt_active(void)
-{
-	return cpu_feature_enabled(X86_FEATURE_IBT) && (__read_cr4() & X86_CR4_CET);
-}
-
 static void hp_ibt_past_endbr(struct hp_result *r)
 {
 	const u8 *entry = (const u8 *)hp_ibt_target;
 	hp_cfi_int_fn fn = hp_ibt_target;
 	char marker[48];
 
-	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hp_ibt_active()) {
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hp_x86_ibt_active()) {
 		hp_set(r, HP_UNSUPPORTED,
 		       "the CPU does not enforce IBT here: X86_FEATURE_IBT=%d, CR4.CET=%d%s",
-		       boot_cpu_has(X86_FEATURE_IBT), !!(__read_cr4() & X86_CR4_CET),
+		       boot_cpu_has(X86_FEATURE_IBT), !!(hp_x86_cr4() & X86_CR4_CET),
 		       boot_cpu_has(X86_FEATURE_HYPERVISOR) ?
 		       " (under a hypervisor; QEMU TCG does not emulate CET)" : "");
 		return;
 	}
 	/* either way the entry is 4 bytes long, so +4 starts an instruction */
-	if (memcmp(entry, hp_endbr64, sizeof(hp_endbr64)) &&
-	    memcmp(entry, hp_endbr_poison, sizeof(hp_endbr_poison)) && hp_ibt_active()) {
+	if (memcmp(entry, hp_x86_endbr64, sizeof(hp_x86_endbr64)) &&
+	    memcmp(entry, hp_x86_endbr_poison, sizeof(hp_x86_endbr_poison)) &&
+	    hp_x86_ibt_active()) {
 		hp_set(r, HP_ERROR,
 		       "hp_ibt_target starts with neither endbr64 nor FineIBT's poison (%4ph)",
 		       entry);
@@ -259,7 +252,7 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 	hp_set(r, READ_ONCE(hp_cfi_hit) == 0x5a22 ? HP_VULNERABLE : HP_ERROR,
 	       "survived: the call to hp_ibt_target+4 (past endbr64) %s; IBT %s",
 	       READ_ONCE(hp_cfi_hit) == 0x5a22 ? "ran the body" : "did not run the body",
-	       hp_ibt_active() ? "active" : "not built");
+	       hp_x86_ibt_active() ? "active" : "not built");
 }
 
 static void hp_ibt_layers(struct hp_layers *l)
@@ -271,7 +264,7 @@ static void hp_ibt_layers(struct hp_layers *l)
 	unsigned int i, endbr = 0;
 
 	for (i = 0; i < ARRAY_SIZE(fns); i++)
-		endbr += !memcmp(fns[i], hp_endbr64, sizeof(hp_endbr64));
+		endbr += !memcmp(fns[i], hp_x86_endbr64, sizeof(hp_x86_endbr64));
 	l->configured = IS_ENABLED(CONFIG_X86_KERNEL_IBT);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 "CONFIG_X86_KERNEL_IBT=%s", l->configured ? "y" : "n");
@@ -280,7 +273,7 @@ static void hp_ibt_layers(struct hp_layers *l)
 		 HP_FLAG_IBT[0] ? HP_FLAG_IBT : "no -fcf-protection", endbr,
 		 ARRAY_SIZE(fns));
 	hp_layer(l->active, sizeof(l->active), "X86_FEATURE_IBT=%d, CR4.CET=%d",
-		 cpu_feature_enabled(X86_FEATURE_IBT), !!(__read_cr4() & X86_CR4_CET));
+		 cpu_feature_enabled(X86_FEATURE_IBT), !!(hp_x86_cr4() & X86_CR4_CET));
 }
 #else
 static void hp_ibt_past_endbr(struct hp_result *r)

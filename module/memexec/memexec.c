@@ -37,6 +37,7 @@
 #include <asm/special_insns.h>
 #endif
 
+#include "../arch/x86.h"
 #include "../hardprobe.h"
 #include "memexec.h"
 
@@ -129,27 +130,10 @@ static bool hp_arch_unsupported(struct hp_result *r)
 }
 
 #ifdef CONFIG_X86_64
-#define HP_CPUID_SMEP	7
-#define HP_CPUID_SMAP	20
-
-/*
- * What the CPU itself offers (CPUID leaf 7, EBX), as opposed to what the
- * kernel uses (its capability bits, which clearcpuid= can remove): a CPU
- * without the feature makes the probe unsupported, a kernel that does not
- * use what the CPU has is not configured and the probe runs.
- */
-static bool hp_cpuid_has(unsigned int bit)
-{
-	unsigned int eax, ebx, ecx, edx;
-
-	cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
-	return ebx & BIT(bit);
-}
-
 static void hp_x86_layers(struct hp_layers *l, const char *name, unsigned int bit,
 			  bool used, unsigned long cr4_bit)
 {
-	bool cpu = hp_cpuid_has(bit);
+	bool cpu = hp_x86_cpuid7_has(bit);
 
 	l->configured = used || !cpu;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
@@ -158,7 +142,7 @@ static void hp_x86_layers(struct hp_layers *l, const char *name, unsigned int bi
 		 "the CPU has it but the kernel does not use it (clearcpuid=?)");
 	hp_layer(l->active, sizeof(l->active), "CPUID %s: %s; kernel uses it: %s; CR4.%s=%d",
 		 name, cpu ? "yes" : "no", used ? "yes" : "no", name,
-		 !!(native_read_cr4() & cr4_bit));
+		 !!(hp_x86_cr4() & cr4_bit));
 }
 #endif
 
@@ -166,7 +150,7 @@ static void hp_x86_layers(struct hp_layers *l, const char *name, unsigned int bi
 static bool hp_nx_unsupported(struct hp_result *r)
 {
 #ifdef CONFIG_X86_64
-	if (!(cpuid_edx(0x80000001) & BIT(20))) {
+	if (!hp_x86_cpu_nx()) {
 		hp_set(r, HP_UNSUPPORTED, "the CPU has no NX (CPUID.80000001:EDX[20]=0)");
 		return true;
 	}
@@ -355,7 +339,7 @@ static unsigned long hp_user_map(struct hp_result *r, unsigned long prot)
 static bool hp_user_exec_unsupported(struct hp_result *r)
 {
 #if defined(CONFIG_X86_64)
-	if (!hp_cpuid_has(HP_CPUID_SMEP)) {
+	if (!hp_x86_cpuid7_has(HP_CPUID_SMEP)) {
 		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMEP (CPUID.7.0:EBX[7]=0)");
 		return true;
 	}
@@ -399,7 +383,7 @@ out:
 static bool hp_user_access_unsupported(struct hp_result *r)
 {
 #if defined(CONFIG_X86_64)
-	if (!hp_cpuid_has(HP_CPUID_SMAP)) {
+	if (!hp_x86_cpuid7_has(HP_CPUID_SMAP)) {
 		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMAP (CPUID.7.0:EBX[20]=0)");
 		return true;
 	}
@@ -455,7 +439,7 @@ static void hp_nx_layers(struct hp_layers *l)
 	hp_layer(l->built, sizeof(l->built), "page permissions: nothing to build");
 #if defined(CONFIG_X86_64)
 	hp_layer(l->active, sizeof(l->active), "CPUID NX: %s; kernel uses it: %s",
-		 cpuid_edx(0x80000001) & BIT(20) ? "yes" : "no",
+		 hp_x86_cpu_nx() ? "yes" : "no",
 		 boot_cpu_has(X86_FEATURE_NX) ? "yes" : "no");
 #elif defined(CONFIG_ARM64)
 	hp_layer(l->active, sizeof(l->active), "PXN: architectural (ARMv8)");
