@@ -16,7 +16,8 @@
   findings LOG                  "N first-finding" of a debug kernel's log
   status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
   expect TABLE TARGET           one target's view of the expectation table
-  ktap-extract FILE             the KTAP lines of a raw log (kunit_parser.extract_tap_lines)
+  ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
+                                of its lines holding TEXT only
   symbols OBJECT...             "size name" of each defined function (readelf)
 """
 import json
@@ -106,7 +107,8 @@ def main(argv):
     elif cmd == "expect":
         sys.stdout.write(expect.parse(args[0]).render(args[1]))
     elif cmd == "ktap-extract":
-        sys.stdout.write(ktap.extract(open(args[0], errors="replace").read()))
+        only = opt(args, "--only")
+        sys.stdout.write(ktap.extract(open(args[0], errors="replace").read(), only=only))
     elif cmd == "symbols":
         for path in args:
             for name, size in sorted(symbols.function_sizes(path).items()):

@@ -37,18 +37,30 @@ def parser(ksrc=None):
     return _parser
 
 
+class ParseError(Error):
+    pass
+
+
 def parse(text, ksrc=None):
     """the kunit_parser Test tree of a KTAP document or a raw console log (the KTAP
     lines are found with extract_tap_lines, any prefix before "KTAP version" removed)."""
     kp = parser(ksrc)
-    with contextlib.redirect_stdout(io.StringIO()):
-        return kp.parse_run_tests(text.splitlines())
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return kp.parse_run_tests(text.splitlines())
+    except ValueError as e:       # kunit_parser's LineStream past its end
+        raise ParseError(f"kunit_parser: {e}") from None
 
 
-def extract(text, ksrc=None):
-    """the KTAP lines of a raw log, their prefix removed (kunit_parser.extract_tap_lines)."""
+def extract(text, ksrc=None, only=None):
+    """the KTAP lines of a raw log, their prefix removed (kunit_parser.extract_tap_lines);
+    only: keep only the log lines holding this text (one writer's lines of a kernel log,
+    whose other messages fall between them)."""
     kp = parser(ksrc)
-    lines = kp.extract_tap_lines(text.splitlines())
+    lines = text.splitlines()
+    if only:
+        lines = [line for line in lines if only in line]
+    lines = kp.extract_tap_lines(lines)
     out = []
     while lines:
         out.append(lines.pop())
