@@ -74,13 +74,13 @@ done
 
 # features turned off at boot must come out vulnerable, and nothing else may change
 # (the x86-boot line of scripts/off-variants, against the x86_64-gcc run above)
-IFS='|' read -r _ _ _ offcmd offfeats < <(grep '^x86-boot ' "$HP_TOP/scripts/off-variants")
-hp_say off x86_64-gcc "boot with $(echo $offcmd)"
+IFS=$'\t' read -r _ _ _ offcmd offfeats <<<"$(hp_tool off-variants x86-boot)"
+hp_say off x86_64-gcc "boot with $offcmd"
 O=$HP_TOP/results/off/x86-boot
 mkdir -p "$O"
-CMDLINE="$(echo $offcmd)" RESULTS=$O "$HP_TOP/scripts/run.sh" x86_64-gcc >"$O.run.log" 2>&1
+CMDLINE="$offcmd" RESULTS=$O "$HP_TOP/scripts/run.sh" x86_64-gcc >"$O.run.log" 2>&1
 python3 "$HP_TOP/scripts/offcheck.py" x86-boot "$HP_TOP/results/x86_64-gcc" "$O/x86_64-gcc" \
-	"$(echo $offfeats)" | record
+	"$offfeats" | record
 
 # hardprobe and the kernel's own LKDTM must agree on the same kernel
 for t in x86_64-gcc arm64-clang; do

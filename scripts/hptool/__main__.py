@@ -19,13 +19,15 @@
   ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
                                 of its lines holding TEXT only
   symbols OBJECT...             "size name" of each defined function (readelf)
+  off-variants [NAME,...]       the variants of scripts/off-variants, one a line, fields
+                                split by tabs: name target kind value features
 """
 import json
 import os
 import sys
 
 from . import CACHE, Error, TOP, say
-from . import expect, findings, kconfig, ktap, qemu, symbols, tally, targets
+from . import expect, findings, kconfig, ktap, offvariants, qemu, symbols, tally, targets
 
 
 def opt(args, name, default=None):
@@ -113,6 +115,9 @@ def main(argv):
         for path in args:
             for name, size in sorted(symbols.function_sizes(path).items()):
                 print(size, name)
+    elif cmd == "off-variants":
+        for v in offvariants.select(offvariants.parse(), args[0] if args else ""):
+            print("\t".join(v[k] for k in ("name", "target", "kind", "value", "features")))
     else:
         print(f"hptool: unknown subcommand {cmd!r}\n{__doc__}", file=sys.stderr)
         return 2

@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
-from hptool import Error, expect, findings, kconfig, ktap, outcome, qemu, symbols, tally, targets  # noqa: E402
+from hptool import Error, expect, findings, kconfig, ktap, offvariants, outcome, qemu, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
 TARGETS = ["x86_64-gcc", "x86_64-clang", "arm64-gcc", "arm64-clang", "debian", "x86_64-gcc-debug"]
@@ -401,8 +401,27 @@ def test_symbols():
     check("symbols-readelf-sizes", new == was and {"a", "c"} <= set(new) and "data" not in new, str(new))
 
 
+def test_offvariants():
+    """the variants as offcheck.sh's read loop (IFS='|', trimmed) split them before."""
+    vs = offvariants.parse()
+    want = []
+    for line in open(os.path.join(SCRIPTS, "off-variants")):
+        f = [x.strip() for x in line.rstrip("\n").split("|", 4)]
+        if f[0] and not f[0].startswith("#"):
+            want.append(f)
+    got = [[v[k] for k in ("name", "target", "kind", "value", "features")] for v in vs]
+    try:
+        offvariants.select(vs, "x86-boot,nope")
+        err = ""
+    except Error as e:
+        err = str(e)
+    check("offvariants-parse", got == want and [v["name"] for v in offvariants.select(vs, "init-free,x86-boot")]
+          == ["x86-boot", "init-free"] and "no variant nope" in err, f"{len(got)} variants")
+
+
 def main():
     rec = recorded()
+    test_offvariants()
     test_targets(rec)
     test_qemu(rec)
     test_cache_key()
