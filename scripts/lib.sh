@@ -8,7 +8,8 @@ export HP_T0
 
 hp_elapsed() { local s=$(( $(date +%s) - HP_T0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
-# progress line: stage, target, elapsed since the command started
+# progress line: stage, target, elapsed since the command started (hptool's say() prints
+# the same line from Python; scripts/tests/test_hptool.py ties the two)
 hp_say() { printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--}" "${*:3}" >&2; }
 
 hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }

@@ -419,8 +419,24 @@ def test_offvariants():
           == ["x86-boot", "init-free"] and "no variant nope" in err, f"{len(got)} variants")
 
 
+def test_say():
+    """hptool's progress line is lib.sh's hp_say line."""
+    import re
+    import time
+    env = dict(os.environ, HP_T0=str(int(time.time()) - 75))
+    p = sh("hp_say build x86_64-gcc kernel and modules; hp_say matrix - 'x y'", env=env)
+    q = subprocess.run([sys.executable, "-c", "import hptool; hptool.say('build', 'x86_64-gcc', "
+                        "'kernel and modules'); hptool.say('matrix', '-', 'x y')"],
+                       capture_output=True, text=True, env=dict(env, PYTHONPATH=SCRIPTS))
+    strip = [line.split("]", 1)[1] for line in p.stderr.splitlines()]
+    check("say-as-hp-say", strip and strip == [line.split("]", 1)[1] for line in q.stderr.splitlines()]
+          and all(re.match(r"^\[hardprobe +1m1\ds\] ", line) for line in p.stderr.splitlines() + q.stderr.splitlines()),
+          q.stderr.splitlines()[0] if q.stderr else p.stderr)
+
+
 def main():
     rec = recorded()
+    test_say()
     test_offvariants()
     test_targets(rec)
     test_qemu(rec)
