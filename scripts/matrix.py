@@ -28,7 +28,7 @@ from hptool import outcome as rules, targets as hptargets  # noqa: E402
 SCHEMA = 1
 DASH = "—"
 
-DEFAULT_TARGETS = ["x86_64-gcc", "x86_64-clang", "arm64-gcc", "arm64-clang"]
+DEFAULT_TARGETS = hptargets.MATRIX_DEFAULT
 
 # outcome -> (background, text colour, meaning); "missing" and "failed" are the matrix's own
 PALETTE = {

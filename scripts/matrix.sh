@@ -18,22 +18,11 @@ RES=${RESULTS:-$HP_TOP/results}
 mkdir -p "$RES"
 RES=$(cd "$RES" && pwd)
 
-if [ $# -gt 0 ]; then
-	targets=("$@")
-else
-	read -r -a targets <<<"${TARGETS:-x86_64-gcc x86_64-clang arm64-gcc arm64-clang}"
-fi
-COMPILERS=${COMPILERS:-}
-for c in ${COMPILERS//,/ }; do
-	case "$c" in
-	clang-[0-9]*) targets+=("x86_64-$c" "arm64-$c") ;;
-	*) hp_die "COMPILERS=$COMPILERS: '$c' is not clang-<N> (e.g. COMPILERS=clang-22; GCC targets are in scripts/targets)" ;;
-	esac
-done
-# drop repeats, keep the order
-mapfile -t targets < <(printf '%s\n' "${targets[@]}" | awk '!seen[$0]++')
+# the targets given (default x86_64-gcc x86_64-clang arm64-gcc arm64-clang), then
+# <arch>-clang-<N> for each clang-<N> of COMPILERS, no repeats (hptool/targets.py)
+list=$(hp_tool matrix-targets "$@") || exit 1
+mapfile -t targets <<<"$list"
 n=${#targets[@]}
-[ "$n" -gt 0 ] || hp_die "no targets"
 
 # status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG: results/<target>/matrix-status.json
 status() { hp_tool status "$@"; }

@@ -3,6 +3,7 @@
 
   target NAME [--kdir DIR]      shell assignments HP_ARCH HP_COMPILER HP_FRAGS HP_CC HP_MAKE
                                 (KDIR: a kernel the bench did not configure, from its .config)
+  matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
   arch-compiler NAME            "ARCH COMPILER" of a target, tools not checked (empty: unknown)
   qemu ARCH KERNEL INITRD CMDLINE [--kvm yes|no] [--mte yes|no]
                                 the QEMU command line, as HP_QEMU=(...)
@@ -48,6 +49,12 @@ def main(argv):
         kdir = opt(args, "--kdir")
         t = targets.from_config(args[0], kdir) if kdir else targets.resolve(args[0])
         sys.stdout.write(t.shell())
+    elif cmd == "matrix-targets":
+        names = args or os.environ.get("TARGETS", "").split()
+        ts = targets.matrix_targets(names, os.environ.get("COMPILERS", ""))
+        if not ts:
+            raise Error("no targets")
+        print("\n".join(ts))
     elif cmd == "arch-compiler":
         a, c = targets.arch_compiler(args[0])
         if a:

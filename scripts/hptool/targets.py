@@ -15,6 +15,8 @@ import shutil
 from . import TOP, Error
 
 CLANG_N = re.compile(r"^((x86_64|arm64)-clang)-([0-9]+)$")
+# make matrix's columns when TARGETS is not given
+MATRIX_DEFAULT = ["x86_64-gcc", "x86_64-clang", "arm64-gcc", "arm64-clang"]
 
 
 @dataclasses.dataclass
@@ -134,3 +136,15 @@ def from_config(name, kdir, top=TOP, default_arch=None):
         m = re.search(r"^CONFIG_GCC_VERSION=(\d*)\d{4}$", text, re.M)
         comp = f"gcc-{m.group(1) if m else ''}"
     return Target(name, arch, comp, [])
+
+
+def matrix_targets(names, compilers, top=TOP):
+    """make matrix's targets: the names given (default MATRIX_DEFAULT), then for each
+    clang-<N> of COMPILERS the <arch>-clang-<N> of every <arch>-clang line; repeats dropped."""
+    out = list(names) or list(MATRIX_DEFAULT)
+    for c in compilers.replace(",", " ").split():
+        if not re.match(r"^clang-[0-9]+$", c):
+            raise Error(f"COMPILERS={compilers}: '{c}' is not clang-<N> (e.g. COMPILERS=clang-22; "
+                        "GCC targets are in scripts/targets)")
+        out += [f"{base}-{c[len('clang-'):]}" for base in table(top) if CLANG_N.match(f"{base}-0")]
+    return list(dict.fromkeys(out))

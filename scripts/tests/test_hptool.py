@@ -156,6 +156,18 @@ def test_targets(rec):
               "; ".join(bad) or err)
 
 
+def test_matrix_targets():
+    try:
+        targets.matrix_targets([], "gcc-13")
+        err = ""
+    except Error as e:
+        err = str(e)
+    check("hptool-matrix-targets", targets.matrix_targets([], "") == targets.MATRIX_DEFAULT
+          and targets.matrix_targets(["arm64-gcc", "x86_64-gcc", "arm64-gcc"], "clang-22, clang-22") ==
+          ["arm64-gcc", "x86_64-gcc", "x86_64-clang-22", "arm64-clang-22"]
+          and "'gcc-13' is not clang-<N>" in err, err)
+
+
 def test_qemu(rec):
     bad, n = [], 0
     for k, v in rec.items():
@@ -439,6 +451,7 @@ def main():
     test_say()
     test_offvariants()
     test_targets(rec)
+    test_matrix_targets()
     test_qemu(rec)
     test_cache_key()
     test_outcome()
