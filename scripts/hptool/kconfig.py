@@ -82,11 +82,11 @@ def ksrc(say=None):
     if env:
         if not os.path.isfile(os.path.join(env, "Makefile")):
             raise Error(f"KSRC={env} is not a kernel source tree")
-        path = os.path.realpath(env)
+        path = os.path.abspath(env)     # as "cd KSRC && pwd": the cache key holds it
 
-        def out(cmd):
+        def out(cmd):       # as $(cmd 2>/dev/null): its output, whatever its status
             p = subprocess.run(cmd, capture_output=True, text=True)
-            return p.stdout.strip() if p.returncode == 0 else ""
+            return p.stdout.rstrip("\n")
         kv = out(["make", "-s", "-C", path, "kernelversion"])
         head = out(["git", "-C", path, "rev-parse", "HEAD"])
         return path, f"tree:{path}:{kv}:{head}"
