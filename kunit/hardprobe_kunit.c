@@ -19,27 +19,22 @@
 #include <linux/string.h>
 
 #include "../module/hardprobe.h"
+#include "../module/registry.h"
 
 /* Next probe of @feature after @prev, for KUNIT_CASE_PARAM. */
 static const void *hp_kunit_next(const char *feature, const void *prev,
 				 char *desc)
 {
-	unsigned int i, n = hardprobe_probe_count();
-	bool seen = !prev;
+	const struct hp_feature *f = hardprobe_feature(feature);
+	const struct hp_probe *p;
 
-	for (i = 0; i < n; i++) {
-		const struct hp_probe *p = hardprobe_probe_at(i);
-
-		if (!seen) {
-			seen = p == prev;
-			continue;
-		}
-		if (strcmp(p->feature, feature))
-			continue;
-		strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-		return p;
-	}
-	return NULL;
+	if (!f || !f->impl->nr_probes)
+		return NULL;
+	p = prev ? (const struct hp_probe *)prev + 1 : f->impl->probes;
+	if (p >= f->impl->probes + f->impl->nr_probes)
+		return NULL;
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+	return p;
 }
 
 /*
@@ -98,138 +93,55 @@ static void probe_matches_config(struct kunit *test)
 	kunit_info(test, "%s: %s: %s\n", p->name, hp_outcome_name(r.outcome),
 		   r.evidence);
 
-	switch (r.outcome) {
-	case HP_PROTECTED:
+	/* the verdict is the module's own rule, hp_expect(); only the words are here */
+	switch (hp_expect(r.outcome, r.known_gap, l.configured)) {
+	case HP_KTAP_OK:
 		hp_kunit_own_work(test, p, &r);
 		return;
-	case HP_VULNERABLE:
-		if (r.known_gap)
-			kunit_skip(test, "XFAIL known gap: %s", r.evidence);
-		/*
-		 * a boot switch (arm64.nopauth, cfi=off, init_on_free=0, ...) that
-		 * turned off what the kernel's config enables: say so, it is the
-		 * difference between this boot and the config
-		 */
-		if (!l.configured && strstr(l.configured_txt, "command line"))
-			kunit_skip(test, "%s: %s (observed vulnerable)",
-				   "mismatch with the config, turned off at boot",
-				   l.configured_txt);
-		if (!l.configured)
-			kunit_skip(test, "not configured: %s (observed vulnerable)",
-				   l.configured_txt[0] ? l.configured_txt : f->symbol);
+	case HP_KTAP_NOT_OK:
 		KUNIT_FAIL(test, "%s is configured but the probe got through: %s",
 			   f->symbol, r.evidence);
 		return;
-	case HP_INCONCLUSIVE:
-		kunit_skip(test, "inconclusive: %s", r.evidence);
-		return;
-	case HP_UNSUPPORTED:
-	case HP_NOT_RUN:
-		kunit_skip(test, "%s: %s", hp_outcome_name(r.outcome), r.evidence);
-		return;
-	default:
+	case HP_KTAP_ERROR:
 		KUNIT_FAIL(test, "probe error: %s", r.evidence);
+		return;
+	case HP_KTAP_SKIP:
+		break;
 	}
+	if (r.outcome == HP_VULNERABLE && r.known_gap)
+		kunit_skip(test, "XFAIL known gap: %s", r.evidence);
+	/*
+	 * a boot switch (arm64.nopauth, cfi=off, init_on_free=0, ...) that
+	 * turned off what the kernel's config enables: say so, it is the
+	 * difference between this boot and the config
+	 */
+	else if (r.outcome == HP_VULNERABLE && strstr(l.configured_txt, "command line"))
+		kunit_skip(test, "%s: %s (observed vulnerable)",
+			   "mismatch with the config, turned off at boot", l.configured_txt);
+	else if (r.outcome == HP_VULNERABLE)
+		kunit_skip(test, "not configured: %s (observed vulnerable)",
+			   l.configured_txt[0] ? l.configured_txt : f->symbol);
+	else if (r.outcome == HP_INCONCLUSIVE)
+		kunit_skip(test, "inconclusive: %s", r.evidence);
+	else
+		kunit_skip(test, "%s: %s", hp_outcome_name(r.outcome), r.evidence);
 }
 
-#define HP_KUNIT_SUITE(feat)						\
-static const void *hp_kunit_gen_##feat(const void *prev, char *desc)	\
+/* One suite per feature of the registry, one case per probe. */
+#define HP_KUNIT_SUITE(id_, fam_, grp_, title_, sym_)			\
+static const void *hp_kunit_gen_##id_(const void *prev, char *desc)	\
 {									\
-	return hp_kunit_next(#feat, prev, desc);			\
+	return hp_kunit_next(#id_, prev, desc);				\
 }									\
-static struct kunit_case hp_kunit_cases_##feat[] = {			\
-	KUNIT_CASE_PARAM(probe_matches_config, hp_kunit_gen_##feat),		\
+static struct kunit_case hp_kunit_cases_##id_[] = {			\
+	KUNIT_CASE_PARAM(probe_matches_config, hp_kunit_gen_##id_),	\
 	{}								\
 };									\
-static struct kunit_suite hp_kunit_suite_##feat = {			\
-	.name = "hardprobe_" #feat,					\
-	.test_cases = hp_kunit_cases_##feat,				\
-}
-
-HP_KUNIT_SUITE(stack_init);
-HP_KUNIT_SUITE(heap_init_alloc);
-HP_KUNIT_SUITE(heap_init_free);
-HP_KUNIT_SUITE(zero_call_regs);
-HP_KUNIT_SUITE(stack_canary);
-HP_KUNIT_SUITE(rodata);
-HP_KUNIT_SUITE(ro_after_init);
-HP_KUNIT_SUITE(kcfi);
-HP_KUNIT_SUITE(nx);
-HP_KUNIT_SUITE(stack_guard);
-HP_KUNIT_SUITE(user_exec);
-HP_KUNIT_SUITE(user_access);
-HP_KUNIT_SUITE(fortify);
-HP_KUNIT_SUITE(array_bounds);
-HP_KUNIT_SUITE(usercopy);
-HP_KUNIT_SUITE(refcount);
-HP_KUNIT_SUITE(list_hardening);
-HP_KUNIT_SUITE(slab_free);
-HP_KUNIT_SUITE(ibt);
-HP_KUNIT_SUITE(sls);
-HP_KUNIT_SUITE(retpoline);
-HP_KUNIT_SUITE(spectre_v1);
-HP_KUNIT_SUITE(slh);
-HP_KUNIT_SUITE(kstack_offset);
-HP_KUNIT_SUITE(stack_erase);
-HP_KUNIT_SUITE(shadow_call_stack);
-HP_KUNIT_SUITE(pac_ret);
-HP_KUNIT_SUITE(bti);
-HP_KUNIT_SUITE(ret_overwrite);
-HP_KUNIT_SUITE(mte);
-HP_KUNIT_SUITE(signed_overflow);
-HP_KUNIT_SUITE(unsigned_overflow);
-HP_KUNIT_SUITE(truncation);
-HP_KUNIT_SUITE(overflow_helpers);
-HP_KUNIT_SUITE(randstruct);
-HP_KUNIT_SUITE(function_sections);
-HP_KUNIT_SUITE(lto);
-HP_KUNIT_SUITE(fallthrough);
-HP_KUNIT_SUITE(stack_clash);
-
-/* has the module registered the suite "hardprobe_<@feature>"? */
-static bool __maybe_unused hp_kunit_has_suite(struct kunit_suite **suites,
-					      int n, const char *feature)
-{
-	static const char pfx[] = "hardprobe_";
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strncmp(suites[i]->name, pfx, sizeof(pfx) - 1) &&
-		    !strcmp(suites[i]->name + sizeof(pfx) - 1, feature))
-			return true;
-	return false;
-}
-
-/*
- * The suite lists above are written by hand: a feature left out of them
- * would never run under KUnit. Every probe's feature must have a suite
- * among those this module registered.
- */
-static void every_feature_has_a_suite(struct kunit *test)
-{
-#ifdef MODULE
-	unsigned int i, n = hardprobe_probe_count();
-	int nsuites = THIS_MODULE->num_kunit_suites;
-
-	KUNIT_ASSERT_GT(test, n, 0);
-	for (i = 0; i < n; i++) {
-		const struct hp_probe *p = hardprobe_probe_at(i);
-
-		if (!hp_kunit_has_suite(THIS_MODULE->kunit_suites, nsuites,
-					p->feature))
-			KUNIT_FAIL(test, "probe %s: no suite hardprobe_%s",
-				   p->name, p->feature);
-	}
-	kunit_info(test, "%u probes, %d suites\n", n, nsuites);
-#else
-	kunit_skip(test, "built in: checked when hardprobe_kunit is a module");
-#endif
-}
-
-static struct kunit_case hp_kunit_cases_suites[] = {
-	KUNIT_CASE(every_feature_has_a_suite),
-	{}
+static struct kunit_suite hp_kunit_suite_##id_ = {			\
+	.name = "hardprobe_" #id_,					\
+	.test_cases = hp_kunit_cases_##id_,				\
 };
+HP_FEATURES(HP_KUNIT_SUITE)
 
 #define HP_K "/proc/sys/kernel/"
 
@@ -283,32 +195,8 @@ static struct kunit_suite hp_kunit_suite_settings = {
 	.test_cases = hp_kunit_cases_settings,
 };
 
-static struct kunit_suite hp_kunit_suite_suites = {
-	.name = "hardprobe_suites",
-	.test_cases = hp_kunit_cases_suites,
-};
-
-kunit_test_suites(&hp_kunit_suite_suites, &hp_kunit_suite_settings,
-		  &hp_kunit_suite_stack_init, &hp_kunit_suite_heap_init_alloc,
-		  &hp_kunit_suite_heap_init_free, &hp_kunit_suite_zero_call_regs,
-		  &hp_kunit_suite_stack_canary, &hp_kunit_suite_rodata,
-		  &hp_kunit_suite_ro_after_init, &hp_kunit_suite_kcfi,
-		  &hp_kunit_suite_nx, &hp_kunit_suite_stack_guard,
-		  &hp_kunit_suite_user_exec, &hp_kunit_suite_user_access,
-		  &hp_kunit_suite_fortify, &hp_kunit_suite_array_bounds,
-		  &hp_kunit_suite_usercopy, &hp_kunit_suite_refcount,
-		  &hp_kunit_suite_list_hardening, &hp_kunit_suite_slab_free,
-		  &hp_kunit_suite_ibt, &hp_kunit_suite_sls, &hp_kunit_suite_retpoline,
-		  &hp_kunit_suite_spectre_v1, &hp_kunit_suite_slh,
-		  &hp_kunit_suite_kstack_offset, &hp_kunit_suite_stack_erase,
-		  &hp_kunit_suite_shadow_call_stack, &hp_kunit_suite_pac_ret,
-		  &hp_kunit_suite_bti, &hp_kunit_suite_ret_overwrite,
-		  &hp_kunit_suite_mte,
-		  &hp_kunit_suite_signed_overflow, &hp_kunit_suite_unsigned_overflow,
-		  &hp_kunit_suite_truncation, &hp_kunit_suite_overflow_helpers,
-		  &hp_kunit_suite_randstruct, &hp_kunit_suite_function_sections,
-		  &hp_kunit_suite_lto, &hp_kunit_suite_fallthrough,
-		  &hp_kunit_suite_stack_clash);
+#define HP_KUNIT_SUITE_PTR(id_, fam_, grp_, title_, sym_) &hp_kunit_suite_##id_,
+kunit_test_suites(&hp_kunit_suite_settings, HP_FEATURES(HP_KUNIT_SUITE_PTR));
 
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

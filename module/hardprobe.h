@@ -3,8 +3,8 @@
  * hardprobe: prove at run time which hardening features protect this kernel.
  *
  * A feature is one protection (stack_init, kcfi, ...); a probe is one
- * experiment on it (stack_init.struct_padding). Every probe is one record in
- * its family file's table; the core only lists the families.
+ * experiment on it (stack_init.struct_padding). Every feature is one line of
+ * registry.h; its probes are HP_PROBE() lines in its family's folder.
  */
 #ifndef _HARDPROBE_H
 #define _HARDPROBE_H
@@ -48,13 +48,24 @@ struct hp_layers {
 	char active[HP_LAYER_LEN];
 };
 
-struct hp_feature {
-	const char *id;
-	/* the Kconfig symbol whose absence makes "vulnerable" expected */
-	const char *symbol;
+/* What a family file gives for one feature (HP_FEATURE()). */
+struct hp_feature_impl {
 	/* why the feature cannot be configured on this kernel, if so */
 	const char *(*unavailable)(void);
 	void (*layers)(struct hp_layers *l);
+	const struct hp_probe *probes;
+	unsigned int nr_probes;
+};
+
+/* One line of the registry (registry.h) and its family's part. */
+struct hp_feature {
+	const char *id;
+	const char *family;	/* the folder module/<family>/ */
+	const char *group;
+	const char *title;
+	/* the Kconfig symbol whose absence makes "vulnerable" expected */
+	const char *symbol;
+	const struct hp_feature_impl *impl;
 };
 
 struct hp_probe {
@@ -72,46 +83,28 @@ struct hp_probe {
 	unsigned int warns;
 };
 
-struct hp_family {
-	const char *name;
-	const struct hp_feature *features;
-	unsigned int nr_features;
-	const struct hp_probe *probes;
-	unsigned int nr_probes;
-};
+/*
+ * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
+ * run by the function hp_<feature>_<probe>(); the optional designated
+ * initializers give .signature (fatal probes) and .warns.
+ */
+#define HP_PROBE(feat, probe, k, ...)					\
+	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\
+	  .run = hp_##feat##_##probe, __VA_ARGS__ }
 
-/* A family file's tables are hp_<fam>_features[] and hp_<fam>_probes[]. */
-#define HP_FAMILY(fam)							\
-const struct hp_family hp_family_##fam = {				\
-	.name = #fam,							\
-	.features = hp_##fam##_features,				\
-	.nr_features = ARRAY_SIZE(hp_##fam##_features),		\
-	.probes = hp_##fam##_probes,					\
-	.nr_probes = ARRAY_SIZE(hp_##fam##_probes),			\
+/*
+ * HP_FEATURE(feature, ...) gives the registry's feature @feat its probes,
+ * the table hp_probes_<feature>[], and its .layers (and .unavailable).
+ */
+#define HP_FEATURE(feat, ...)						\
+const struct hp_feature_impl hp_impl_##feat = {			\
+	.probes = hp_probes_##feat,					\
+	.nr_probes = ARRAY_SIZE(hp_probes_##feat),			\
+	__VA_ARGS__							\
 }
-
-extern const struct hp_family hp_family_stackinit;
-extern const struct hp_family hp_family_heapinit;
-extern const struct hp_family hp_family_regs;
-extern const struct hp_family hp_family_memperm;
-extern const struct hp_family hp_family_memexec;
-extern const struct hp_family hp_family_canary;
-extern const struct hp_family hp_family_cfi;
-extern const struct hp_family hp_family_fortify;
-extern const struct hp_family hp_family_bounds;
-extern const struct hp_family hp_family_usercopy;
-extern const struct hp_family hp_family_refcount;
-extern const struct hp_family hp_family_list;
-extern const struct hp_family hp_family_slab;
-extern const struct hp_family hp_family_spec;
-extern const struct hp_family hp_family_kstack;
-extern const struct hp_family hp_family_overflow;
 
 /* debugfs "kstack": each read samples the syscall stack (kstack.c) */
 extern const struct file_operations hp_kstack_fops;
-extern const struct hp_family hp_family_backward;
-extern const struct hp_family hp_family_mte;
-extern const struct hp_family hp_family_layout;
 
 /* settings.c: the kernel's settings read on hardprobe's own procfs/sysfs */
 void hp_settings_init(void);
@@ -171,6 +164,15 @@ struct seq_buf;
 void hp_render_text(struct seq_buf *s, const struct hp_run *run);
 void hp_render_ktap(struct seq_buf *s, const struct hp_run *run);
 void hp_render_json(struct seq_buf *s, const struct hp_run *run);
+
+/* registry.c: the features in registry order, the probes feature by feature */
+int hp_registry_init(void);
+void hp_registry_exit(void);
+unsigned int hp_feature_count(void);
+const struct hp_feature *hp_feature_at(unsigned int i);
+
+/* outcome.c: the one ranking of outcomes (a feature's is its probes' highest) */
+unsigned int hp_outcome_rank(enum hp_outcome o);
 
 /* Exported to hardprobe_kunit.ko */
 unsigned int hardprobe_probe_count(void);

@@ -17,18 +17,19 @@ cp=$HP_KSRC/scripts/checkpatch.pl
 # "type var;" generically (NEW_TYPEDEFS); the stack_init matrix is one
 # X-macro list whose expansions each use only some columns (MACRO_ARG_UNUSED)
 # and one of which declares prototypes (TRAILING_SEMICOLON). The fortify
-# probes call strcpy() on purpose (STRCPY), and fortify_count.c redefines the
+# probes call strcpy() on purpose (STRCPY), and fortify_counting_hook.c redefines the
 # fortify failure hook as lib/fortify_kunit.c does: a macro that returns from
 # the fortified function (MACRO_WITH_FLOW_CONTROL) and calls a counter
 # declared before any header (AVOID_EXTERNS).
 trigger_ignore=MACRO_ARG_REUSE,COMPLEX_MACRO,SPACING,NEW_TYPEDEFS,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 trigger_ignore+=,STRCPY,MACRO_WITH_FLOW_CONTROL,AVOID_EXTERNS
-trigger_files=" module/stackinit_leaves.h module/stackinit.c module/stackinit_control.c module/regs.c module/cfi.c module/cfi_control.c "
-trigger_files+=" module/fortify.h module/fortify_count.c "
+trigger_files=" module/stack_init/stack_init_leaves.h module/stack_init/stack_init.c module/stack_init/stack_init_uninitialized.c "
+trigger_files+=" module/zero_call_regs/zero_call_regs.c module/cfi/cfi.c module/cfi/kcfi_unchecked_call.c "
+trigger_files+=" module/fortify/fortify.h module/fortify/fortify_counting_hook.c "
 # the build-time probe of the unannotated switch case warning talks about the
 # very thing checkpatch looks for in comments (PREFER_FALLTHROUGH)
 trigger_ignore+=,PREFER_FALLTHROUGH
-trigger_files+=" module/buildprobe/fallthrough.c "
+trigger_files+=" module/layout/buildprobe/fallthrough.c "
 
 # the header that defines the kernel's attribute macros for user space can only
 # spell them with __attribute__
@@ -37,7 +38,7 @@ defines_files=" selftests/hardprobe/hp_compiler.h "
 
 cd "$HP_TOP" || exit 1
 fail=0
-for f in module/*.[ch] module/*/*.[ch] kunit/*.c selftests/hardprobe/*.[ch]; do
+for f in module/*.[ch] module/*/*.[ch] module/*/*/*.[ch] kunit/*.c selftests/hardprobe/*.[ch]; do
 	args=(--strict --no-tree --terse --show-types --quiet -f)
 	[[ "$trigger_files" == *" $f "* ]] && args=(--ignore "$trigger_ignore" "${args[@]}")
 	[[ "$defines_files" == *" $f "* ]] && args=(--ignore "$defines_ignore" "${args[@]}")

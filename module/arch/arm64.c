@@ -29,7 +29,7 @@
 #include <asm/memory.h>
 #include <asm/sysreg.h>
 
-#include "../backward.h"
+#include "../backward/backward.h"
 #include "../hardprobe.h"
 
 /* A64 encodings counted in the module's own code */
@@ -288,7 +288,7 @@ void hp_arm64_bti_layers(struct hp_layers *l)
 }
 
 /* Is the return address in this (non-leaf) frame signed? */
-noinline void hp_arm64_pac_signed_lr(struct hp_result *r)
+noinline void hp_pac_ret_signed_lr(struct hp_result *r)
 {
 	unsigned long saved = ((unsigned long *)__builtin_frame_address(0))[1];
 	unsigned long raw = (unsigned long)__builtin_return_address(0);
@@ -312,7 +312,7 @@ noinline void hp_arm64_pac_signed_lr(struct hp_result *r)
 		       saved & (unsigned long)GENMASK_ULL(63, vabits_actual));
 }
 
-void hp_arm64_pac_corrupt(struct hp_result *r)
+void hp_pac_ret_corrupt(struct hp_result *r)
 {
 	struct hp_bwd_req rq = { .mode = HP_BWD_CORRUPT };
 	bool fpac;
@@ -387,7 +387,7 @@ static const char *hp_a64_scs_order(const void *fn)
  * stack's entry (a known gap of this build; LKDTM CORRUPT_PAC survives the
  * same way).
  */
-void hp_arm64_pac_scs_entry(struct hp_result *r)
+void hp_pac_ret_scs_entry(struct hp_result *r)
 {
 	struct hp_bwd_req ctl = { .mode = HP_BWD_SCS_SAME };
 	struct hp_bwd_req rq = { .mode = HP_BWD_SCS_RAW };
@@ -456,7 +456,7 @@ static int hp_bti_call(unsigned long addr)
 	return (int)x0;
 }
 
-void hp_arm64_bti_mid(struct hp_result *r)
+void hp_bti_mid_function(struct hp_result *r)
 {
 	unsigned long fn = (unsigned long)READ_ONCE(hp_bti_target_ptr);
 	const u32 *insn = (const u32 *)fn;

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe log search: the kernel log after a probe's marker line, which
+ * is where its catch (or its absence) is found. A leaf.
+ */
+#include <linux/kmsg_dump.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "../hardprobe.h"
+#include "log.h"
+
+/* the record of the last marker found: a hint, a wrong one only costs a rescan */
+static u64 hp_log_seen;
+
+static void hp_scan_copy(struct hp_scan *sc, char *text)
+{
+	if (!sc->line)
+		return;
+	/* drop the "[    4.386934] " time stamp */
+	if (text[0] == '[' && strstr(text, "] "))
+		text = strstr(text, "] ") + 2;
+	strscpy(sc->line, strim(text), sc->len);
+}
+
+/*
+ * One pass over the kernel log: for each needle whether a line after the
+ * last line holding the marker holds it.
+ *
+ * A marker is printed right before the search for it, after the markers of
+ * earlier searches: the pass starts at the last marker found, and goes
+ * back to the start of the log only if the marker is not there.
+ */
+unsigned int hp_log_scan(struct hp_scan *sc)
+{
+	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0;
+	struct kmsg_dump_iter iter;
+	bool rescan = false;
+	u64 from, seq, mark = 0;
+	size_t k;
+	char *buf;
+
+	sc->marked = !sc->marker;
+	memset(sc->found, 0, sc->n * sizeof(*sc->found));
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	from = READ_ONCE(hp_log_seen);
+	if (sc->marker && from > iter.cur_seq && from < iter.next_seq) {
+		iter.cur_seq = from;
+		rescan = true;
+	}
+again:
+	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
+	     seq = iter.cur_seq) {
+		buf[k] = '\0';
+		if (sc->marker && strstr(buf, sc->marker)) {
+			sc->marked = true;
+			mark = seq;
+			since_tie = UINT_MAX;
+			pending = 0;
+			memset(sc->found, 0, sc->n * sizeof(*sc->found));
+			continue;
+		}
+		if (!sc->marked)
+			continue;
+		if (sc->tie) {
+			bool tie = strstr(buf, sc->tie);
+
+			since_tie = tie ? 0 : since_tie == UINT_MAX ? since_tie : since_tie + 1;
+			if (!sc->found[0] && strstr(buf, sc->needles[0])) {
+				hp_scan_copy(sc, buf);
+				pending = HP_TIE_LINES + 1;
+			}
+			if (pending && since_tie <= HP_TIE_LINES)
+				sc->found[0] = true;
+			pending -= !!pending;
+		}
+		for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
+			if (sc->found[i] || !sc->needles[i] || !strstr(buf, sc->needles[i]))
+				continue;
+			sc->found[i] = true;
+			if (!i)
+				hp_scan_copy(sc, buf);
+		}
+	}
+	if (rescan && !sc->marked) {
+		kmsg_dump_rewind(&iter);
+		rescan = false;
+		goto again;
+	}
+	if (sc->marker && sc->marked)
+		WRITE_ONCE(hp_log_seen, mark);
+	kfree(buf);
+	for (i = 0; i < sc->n; i++)
+		hits += sc->found[i];
+	return hits;
+}
+
+/**
+ * hp_log_find() - search the kernel log after a marker line
+ * @marker: text of the line that starts the search (exclusive), or NULL
+ *	to search the whole log
+ * @needle: text to find in a later line
+ * @line: where to copy the matching line (may be NULL)
+ * @len: size of @line
+ *
+ * Return: true if a line after the last line holding @marker holds @needle;
+ * @line then holds the first such line.
+ */
+bool hp_log_find(const char *marker, const char *needle, char *line,
+		 size_t len)
+{
+	bool found;
+	struct hp_scan sc = { .marker = marker, .needles = &needle, .n = 1,
+			      .found = &found, .line = line, .len = len };
+
+	return hp_log_scan(&sc) == 1;
+}
+
+/**
+ * hp_log_find_all() - search the kernel log after a marker for several needles
+ * @marker: as for hp_log_find()
+ * @needles: texts to find in later lines (NULL entries are skipped)
+ * @n: number of @needles
+ * @found: set per needle: found after the last @marker line
+ * @line: where to copy the first line holding needles[0] (may be NULL)
+ * @len: size of @line
+ *
+ * One pass over the log, where hp_log_find() per needle would make @n.
+ *
+ * Return: how many of @needles were found.
+ */
+unsigned int hp_log_find_all(const char *marker, const char *const *needles,
+			     unsigned int n, bool *found, char *line, size_t len)
+{
+	struct hp_scan sc = { .marker = marker, .needles = needles, .n = n,
+			      .found = found, .line = line, .len = len };
+
+	return hp_log_scan(&sc);
+}

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe nx, stack_guard, user_exec, user_access: what the kernel's page
+ * tables refuse to the kernel itself.
+ *
+ * nx: a small function is copied into kmalloc'd, vmalloc'd, stack and
+ * module data memory (and a pre-assembled copy sits in module .rodata) and
+ * called there; NX/PXN must fault on the first instruction fetch. The
+ * positive control calls the same function at its text address through the
+ * same caller and checks that the copy is byte-identical.
+ *
+ * stack_guard: the bytes just below and just above the task stack are read
+ * with copy_from_kernel_nofault(), which returns -EFAULT from an unmapped
+ * guard page instead of oopsing (the fault paths of x86 and arm64 run the
+ * exception fixup before any guard-page report); a plain read of the byte
+ * below is the fatal version.
+ *
+ * user_exec, user_access: a page of the calling task is mapped with
+ * vm_mmap(), filled from the kernel through the uaccess helpers, then
+ * executed (SMEP/PXN) or read without those helpers (SMAP/PAN).
+ *
+ * The calls into copied code go through hp_exec_call(), an object built
+ * without kCFI (a kCFI check would read the type hash in front of the
+ * target and trap, or fault on that read, before NX/SMEP were asked).
+ */
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/cacheflush.h>
+#ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
+#include <asm/processor.h>
+#include <asm/special_insns.h>
+#endif
+
+#include "../hardprobe.h"
+#include "memexec.h"
+
+#define HP_EXEC_MAGIC	0x5a5a
+/* bytes copied: more than hp_exec_fn's body on every target */
+#define HP_EXEC_SIZE	32
+#define HP_USER_MAGIC	0x5a5aa5a5UL
+
+/*
+ * The kernel's own report of each catch. x86: arch/x86/mm/fault.c
+ * show_fault_oops(), arch/x86/kernel/traps.c handle_stack_overflow();
+ * a supervisor read of a present page is refused only by SMAP (protection
+ * keys print another reason), so its error code names it. arm64:
+ * arch/arm64/mm/fault.c; a read of the stack guard page is an ordinary
+ * translation fault there, so only the generic line and the address that
+ * the probe prints just before can tell it.
+ */
+#if defined(CONFIG_X86_64)
+#define HP_NX_SIG	"kernel tried to execute NX-protected page"
+#define HP_GUARD_SIG	"stack guard page was hit at"
+#define HP_UEXEC_SIG	"unable to execute userspace code (SMEP?)"
+#define HP_UACCESS_SIG	"#PF: error_code(0x0001) - permissions violation"
+#define HP_ARCH_OK
+#elif defined(CONFIG_ARM64)
+#define HP_NX_SIG	"Unable to handle kernel execute from non-executable memory"
+#define HP_GUARD_SIG	"Unable to handle kernel paging request at virtual address"
+#define HP_UEXEC_SIG	"Unable to handle kernel execution of user memory"
+#define HP_UACCESS_SIG	"Unable to handle kernel access to user memory outside uaccess routines"
+#define HP_ARCH_OK
+#else
+#define HP_NX_SIG	"-"
+#define HP_GUARD_SIG	"-"
+#define HP_UEXEC_SIG	"-"
+#define HP_UACCESS_SIG	"-"
+#endif
+
+/* The function every nx/user_exec probe copies and calls. */
+static noinline int hp_exec_fn(void)
+{
+	return HP_EXEC_MAGIC;
+}
+
+/*
+ * hp_exec_fn as the compilers of the reference targets emit it (after the
+ * module loader patched the return thunk): pre-assembled into .rodata,
+ * since nothing can copy into read-only data at run time. The nx.rodata
+ * control checks that the text really holds these bytes.
+ */
+#if defined(CONFIG_X86_64)
+#define HP_EXEC_RODATA_LEN 10
+static const u8 hp_exec_rodata[HP_EXEC_SIZE] __aligned(16) = {
+	0xf3, 0x0f, 0x1e, 0xfa,		/* endbr64 */
+	0xb8, 0x5a, 0x5a, 0x00, 0x00,	/* mov $0x5a5a, %eax */
+	0xc3,				/* ret */
+};
+#elif defined(CONFIG_ARM64)
+#define HP_EXEC_RODATA_LEN (IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) ? 12 : 8)
+static const u8 hp_exec_rodata[HP_EXEC_SIZE] __aligned(16) = {
+#ifdef CONFIG_ARM64_BTI_KERNEL
+	0x5f, 0x24, 0x03, 0xd5,		/* bti c */
+#endif
+	0x40, 0x4b, 0x8b, 0x52,		/* mov w0, #0x5a5a */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+};
+#else
+#define HP_EXEC_RODATA_LEN 0
+static const u8 hp_exec_rodata[HP_EXEC_SIZE];
+#endif
+
+/* module .data (initialised, so not .bss) */
+static u8 hp_exec_data[HP_EXEC_SIZE] __aligned(16) = { 0xa5 };
+
+/* The text address, hidden so that no copy is made at an offset into it. */
+static const u8 *hp_exec_text(void)
+{
+	const void *p = hp_exec_fn;
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static bool hp_arch_unsupported(struct hp_result *r)
+{
+#ifndef HP_ARCH_OK
+	hp_set(r, HP_UNSUPPORTED, "no probe for this architecture (x86_64 and arm64 only)");
+	return true;
+#else
+	return false;
+#endif
+}
+
+#ifdef CONFIG_X86_64
+#define HP_CPUID_SMEP	7
+#define HP_CPUID_SMAP	20
+
+/*
+ * What the CPU itself offers (CPUID leaf 7, EBX), as opposed to what the
+ * kernel uses (its capability bits, which clearcpuid= can remove): a CPU
+ * without the feature makes the probe unsupported, a kernel that does not
+ * use what the CPU has is not configured and the probe runs.
+ */
+static bool hp_cpuid_has(unsigned int bit)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
+	return ebx & BIT(bit);
+}
+
+static void hp_x86_layers(struct hp_layers *l, const char *name, unsigned int bit,
+			  bool used, unsigned long cr4_bit)
+{
+	bool cpu = hp_cpuid_has(bit);
+
+	l->configured = used || !cpu;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "%s: no Kconfig option, %s", name, used || !cpu ?
+		 "used whenever the CPU has it" :
+		 "the CPU has it but the kernel does not use it (clearcpuid=?)");
+	hp_layer(l->active, sizeof(l->active), "CPUID %s: %s; kernel uses it: %s; CR4.%s=%d",
+		 name, cpu ? "yes" : "no", used ? "yes" : "no", name,
+		 !!(native_read_cr4() & cr4_bit));
+}
+#endif
+
+/* A CPU without NX/PXN cannot be tested; a kernel not using it runs the probe. */
+static bool hp_nx_unsupported(struct hp_result *r)
+{
+#ifdef CONFIG_X86_64
+	if (!(cpuid_edx(0x80000001) & BIT(20))) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no NX (CPUID.80000001:EDX[20]=0)");
+		return true;
+	}
+#endif
+	return hp_arch_unsupported(r);
+}
+
+/* Positive control: the function works at its text address, same caller. */
+static bool hp_exec_control(struct hp_result *r)
+{
+	int ret = hp_exec_call(hp_exec_fn);
+
+	if (ret != HP_EXEC_MAGIC) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: hp_exec_fn at its text address returned %#x, not %#x",
+		       ret, HP_EXEC_MAGIC);
+		return false;
+	}
+	return true;
+}
+
+/* Call the code at @dst, a copy of hp_exec_fn in @where; a catch oopses. */
+static void hp_nx_fire(struct hp_result *r, const char *where, void *dst,
+		       int len)
+{
+	int ret;
+
+	pr_info("hardprobe: nx: calling a copy of hp_exec_fn (text %p) in %s at %p\n",
+		hp_exec_text(), where, dst);
+	ret = hp_exec_call((hp_exec_fn_t)dst);
+	hp_set(r, ret == HP_EXEC_MAGIC ? HP_VULNERABLE : HP_ERROR,
+	       "code in %s at %p ran and returned %#x; control: the same %d bytes ran at their text address",
+	       where, dst, ret, len);
+}
+
+/* Copy hp_exec_fn to @dst, check the copy, make it fetchable, call it. */
+static void hp_nx_copy_run(struct hp_result *r, const char *where, u8 *dst)
+{
+	if (hp_nx_unsupported(r) || !hp_exec_control(r))
+		return;
+	memcpy(dst, hp_exec_text(), HP_EXEC_SIZE);
+	flush_icache_range((unsigned long)dst, (unsigned long)dst + HP_EXEC_SIZE);
+	if (memcmp(dst, hp_exec_text(), HP_EXEC_SIZE)) {
+		hp_set(r, HP_ERROR, "the copy in %s differs from the text", where);
+		return;
+	}
+	hp_nx_fire(r, where, dst, HP_EXEC_SIZE);
+}
+
+static void hp_nx_kmalloc(struct hp_result *r)
+{
+	u8 *p = kmalloc(HP_EXEC_SIZE, GFP_KERNEL);
+
+	if (!p) {
+		hp_set(r, HP_ERROR, "kmalloc failed");
+		return;
+	}
+	/* a catch kills this task here and leaks the 32 bytes, as LKDTM does */
+	hp_nx_copy_run(r, "kmalloc memory", p);
+	kfree(p);
+}
+
+static void hp_nx_vmalloc(struct hp_result *r)
+{
+	u8 *p = vmalloc(PAGE_SIZE);
+
+	if (!p) {
+		hp_set(r, HP_ERROR, "vmalloc failed");
+		return;
+	}
+	hp_nx_copy_run(r, "vmalloc memory", p);
+	vfree(p);
+}
+
+static void hp_nx_stack(struct hp_result *r)
+{
+	u8 buf[HP_EXEC_SIZE] __aligned(16);
+
+	hp_nx_copy_run(r, "the task stack", buf);
+}
+
+static void hp_nx_data(struct hp_result *r)
+{
+	hp_nx_copy_run(r, "module .data", hp_exec_data);
+}
+
+static void hp_nx_rodata(struct hp_result *r)
+{
+	const u8 *text = hp_exec_text();
+
+	if (hp_nx_unsupported(r) || !hp_exec_control(r))
+		return;
+	if (memcmp(hp_exec_rodata, text, HP_EXEC_RODATA_LEN)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: the compiler emitted other bytes than the .rodata copy (text starts %*ph)",
+		       HP_EXEC_RODATA_LEN, text);
+		return;
+	}
+	hp_nx_fire(r, "module .rodata", (void *)hp_exec_rodata, HP_EXEC_RODATA_LEN);
+}
+
+/*
+ * stack_guard: the pages around a vmalloc'd task stack are unmapped. A
+ * nofault read answers -EFAULT there and the stack's own bytes read fine.
+ */
+static void hp_stack_guard_nofault(struct hp_result *r)
+{
+	u8 *stack = task_stack_page(current);
+	long lo, hi, below, above;
+	u8 b;
+
+	lo = copy_from_kernel_nofault(&b, stack, 1);
+	hi = copy_from_kernel_nofault(&b, stack + THREAD_SIZE - 1, 1);
+	if (lo || hi) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: nofault reads of the stack's own first/last byte gave %ld/%ld",
+		       lo, hi);
+		return;
+	}
+	below = copy_from_kernel_nofault(&b, stack - 1, 1);
+	above = copy_from_kernel_nofault(&b, stack + THREAD_SIZE, 1);
+	if (below && above && !is_vmalloc_addr(stack)) {
+		/* no vmalloc'd stack, no guard pages: an unmapped neighbour is someone else's */
+		hp_set(r, HP_INCONCLUSIVE,
+		       "bytes around the task stack at %p unmapped (%ld/%ld), but the stack is not in vmalloc space, so no guard page did it (DEBUG_PAGEALLOC unmaps free pages)",
+		       stack, below, above);
+		return;
+	}
+	if (below && above) {
+		hp_set(r, HP_PROTECTED,
+		       "bytes below and above the %lu KiB task stack at %p: %ld/%ld (unmapped); its own first/last byte read fine",
+		       THREAD_SIZE / 1024, stack, below, above);
+		return;
+	}
+	hp_set(r, HP_VULNERABLE,
+	       "the byte %s the %lu KiB task stack at %p is mapped (nofault read: below %ld, above %ld): no guard page",
+	       below ? "above" : "below", THREAD_SIZE / 1024, stack, below, above);
+}
+
+static void hp_stack_guard_leading(struct hp_result *r)
+{
+	const u8 *stack = task_stack_page(current);
+	u8 b;
+
+	if (hp_arch_unsupported(r))
+		return;
+	/* control: the stack's own lowest byte; then the bug, a plain read below it */
+	b = READ_ONCE(stack[0]);
+	/*
+	 * Without a vmalloc'd stack there is no guard page: an oops on the
+	 * page below would be another mechanism's (DEBUG_PAGEALLOC's), and
+	 * the log signature alone (arm64's is a generic paging request line)
+	 * could not tell.
+	 */
+	if (!is_vmalloc_addr(stack) &&
+	    copy_from_kernel_nofault(&b, stack - 1, 1)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "the byte below the task stack at %p is unmapped, but the stack is not in vmalloc space: no guard page did it (DEBUG_PAGEALLOC?); not read",
+		       stack - 1);
+		return;
+	}
+	pr_info("hardprobe: stack_guard: reading the byte below the task stack at %p\n",
+		stack - 1);
+	b = READ_ONCE(stack[-1]);
+	hp_set(r, HP_VULNERABLE,
+	       "read the byte below the task stack at %p (%#x): mapped, no guard page",
+	       stack - 1, b);
+}
+
+static unsigned long hp_user_map(struct hp_result *r, unsigned long prot)
+{
+	unsigned long uaddr;
+
+	if (!current->mm) {
+		hp_set(r, HP_UNSUPPORTED, "no user address space in this task");
+		return 0;
+	}
+	uaddr = vm_mmap(NULL, 0, PAGE_SIZE, prot, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(uaddr) || uaddr >= TASK_SIZE) {
+		hp_set(r, HP_ERROR, "vm_mmap of a user page failed (%ld)", (long)uaddr);
+		return 0;
+	}
+	return uaddr;
+}
+
+static bool hp_user_exec_unsupported(struct hp_result *r)
+{
+#if defined(CONFIG_X86_64)
+	if (!hp_cpuid_has(HP_CPUID_SMEP)) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMEP (CPUID.7.0:EBX[7]=0)");
+		return true;
+	}
+#endif
+	return hp_arch_unsupported(r);
+}
+
+static void hp_user_exec_mmap(struct hp_result *r)
+{
+	u8 code[HP_EXEC_SIZE], back[HP_EXEC_SIZE];
+	unsigned long uaddr;
+	int ret;
+
+	if (hp_user_exec_unsupported(r) || !hp_exec_control(r))
+		return;
+	uaddr = hp_user_map(r, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (!uaddr)
+		return;
+	memcpy(code, hp_exec_text(), HP_EXEC_SIZE);
+	/* through the kernel's mapping of the page, with the I-cache kept coherent */
+	if (access_process_vm(current, uaddr, code, HP_EXEC_SIZE, FOLL_WRITE) != HP_EXEC_SIZE) {
+		hp_set(r, HP_ERROR, "cannot write the code into the user page");
+		goto out;
+	}
+	if (copy_from_user(back, (const void __user *)uaddr, HP_EXEC_SIZE) ||
+	    memcmp(back, code, HP_EXEC_SIZE)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: copy_from_user of the user page failed or differs");
+		goto out;
+	}
+	pr_info("hardprobe: user_exec: calling a copy of hp_exec_fn in a user page at %#lx\n",
+		uaddr);
+	ret = hp_exec_call((hp_exec_fn_t)uaddr);
+	hp_set(r, ret == HP_EXEC_MAGIC ? HP_VULNERABLE : HP_ERROR,
+	       "the kernel ran code in a user page at %#lx (returned %#x); control: copy_from_user read the %d bytes back",
+	       uaddr, ret, HP_EXEC_SIZE);
+out:
+	vm_munmap(uaddr, PAGE_SIZE);
+}
+
+static bool hp_user_access_unsupported(struct hp_result *r)
+{
+#if defined(CONFIG_X86_64)
+	if (!hp_cpuid_has(HP_CPUID_SMAP)) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no SMAP (CPUID.7.0:EBX[20]=0)");
+		return true;
+	}
+#elif defined(CONFIG_ARM64)
+	if (IS_ENABLED(CONFIG_ARM64_PAN) && !system_uses_hw_pan() &&
+	    !system_uses_ttbr0_pan()) {
+		hp_set(r, HP_UNSUPPORTED, "the CPU has no PAN (ARMv8.1), no software PAN built");
+		return true;
+	}
+#endif
+	return hp_arch_unsupported(r);
+}
+
+static void hp_user_access_read(struct hp_result *r)
+{
+	unsigned long uaddr, val = HP_USER_MAGIC, back = 0, got;
+
+	if (hp_user_access_unsupported(r))
+		return;
+	uaddr = hp_user_map(r, PROT_READ | PROT_WRITE);
+	if (!uaddr)
+		return;
+	if (copy_to_user((void __user *)uaddr, &val, sizeof(val)) ||
+	    copy_from_user(&back, (const void __user *)uaddr, sizeof(back)) ||
+	    back != val) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: copy_to_user/copy_from_user of the user page failed or differ");
+		goto out;
+	}
+	pr_info("hardprobe: user_access: reading a user page at %#lx without uaccess helpers\n",
+		uaddr);
+	/* the bug: a plain load through a user address */
+	got = READ_ONCE(*(unsigned long *)uaddr);
+	hp_set(r, got == val ? HP_VULNERABLE : HP_ERROR,
+	       "the kernel read %#lx from a user page at %#lx outside uaccess helpers; control: copy_from_user read it too",
+	       got, uaddr);
+out:
+	vm_munmap(uaddr, PAGE_SIZE);
+}
+
+static void hp_nx_layers(struct hp_layers *l)
+{
+	bool rodata = true;
+
+	hp_cmdline_bool("rodata", &rodata);
+	l->configured = IS_ENABLED(CONFIG_STRICT_KERNEL_RWX) &&
+			IS_ENABLED(CONFIG_STRICT_MODULE_RWX);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "CONFIG_STRICT_KERNEL_RWX=%s, CONFIG_STRICT_MODULE_RWX=%s%s",
+		 IS_ENABLED(CONFIG_STRICT_KERNEL_RWX) ? "y" : "n",
+		 IS_ENABLED(CONFIG_STRICT_MODULE_RWX) ? "y" : "n",
+		 rodata ? "" : ", rodata=off");
+	hp_layer(l->built, sizeof(l->built), "page permissions: nothing to build");
+#if defined(CONFIG_X86_64)
+	hp_layer(l->active, sizeof(l->active), "CPUID NX: %s; kernel uses it: %s",
+		 cpuid_edx(0x80000001) & BIT(20) ? "yes" : "no",
+		 boot_cpu_has(X86_FEATURE_NX) ? "yes" : "no");
+#elif defined(CONFIG_ARM64)
+	hp_layer(l->active, sizeof(l->active), "PXN: architectural (ARMv8)");
+#else
+	hp_layer(l->active, sizeof(l->active), "unknown on this architecture");
+#endif
+}
+
+static void hp_guard_layers(struct hp_layers *l)
+{
+	void *stack = task_stack_page(current);
+
+	l->configured = IS_ENABLED(CONFIG_VMAP_STACK);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_VMAP_STACK=%s",
+		 l->configured ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "stack allocation: nothing to build");
+	hp_layer(l->active, sizeof(l->active), "this task's %lu KiB stack is %s",
+		 THREAD_SIZE / 1024, is_vmalloc_addr(stack) ?
+		 "in vmalloc space" : "not in vmalloc space (no guard pages)");
+}
+
+static void hp_uexec_layers(struct hp_layers *l)
+{
+#if defined(CONFIG_X86_64)
+	hp_x86_layers(l, "SMEP", HP_CPUID_SMEP, boot_cpu_has(X86_FEATURE_SMEP),
+		      X86_CR4_SMEP);
+#elif defined(CONFIG_ARM64)
+	l->configured = true;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "PXN: no Kconfig option, set on every user mapping");
+	hp_layer(l->active, sizeof(l->active), "PXN: architectural (ARMv8)");
+#else
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "no such mechanism here");
+	hp_layer(l->active, sizeof(l->active), "unknown on this architecture");
+#endif
+	hp_layer(l->built, sizeof(l->built), "CPU state: nothing to build");
+}
+
+static void hp_uaccess_layers(struct hp_layers *l)
+{
+#if defined(CONFIG_X86_64)
+	hp_x86_layers(l, "SMAP", HP_CPUID_SMAP, boot_cpu_has(X86_FEATURE_SMAP),
+		      X86_CR4_SMAP);
+#elif defined(CONFIG_ARM64)
+	bool hw = system_uses_hw_pan();
+
+	l->configured = IS_ENABLED(CONFIG_ARM64_PAN) ||
+			IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "CONFIG_ARM64_PAN=%s, CONFIG_ARM64_EPAN=%s, CONFIG_ARM64_SW_TTBR0_PAN=%s",
+		 IS_ENABLED(CONFIG_ARM64_PAN) ? "y" : "n",
+		 IS_ENABLED(CONFIG_ARM64_EPAN) ? "y" : "n",
+		 IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN) ? "y" : "n");
+	hp_layer(l->active, sizeof(l->active),
+		 "hardware PAN: %s%s; EPAN: %s; TTBR0 PAN: %s",
+		 hw ? "yes, PSTATE.PAN=" : "no", hw ?
+		 (read_sysreg_s(SYS_PSTATE_PAN) ? "1" : "0") : "",
+		 cpus_have_final_cap(ARM64_HAS_EPAN) ? "yes" : "no",
+		 system_uses_ttbr0_pan() ? "yes" : "no");
+#else
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "no such mechanism here");
+	hp_layer(l->active, sizeof(l->active), "unknown on this architecture");
+#endif
+	hp_layer(l->built, sizeof(l->built), "CPU state: nothing to build");
+}
+
+static const char *hp_user_unavailable(void)
+{
+#ifdef HP_ARCH_OK
+	return NULL;
+#else
+	return "no probe for this architecture";
+#endif
+}
+
+static const struct hp_probe hp_probes_nx[] = {
+	HP_PROBE(nx, kmalloc, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, vmalloc, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, stack, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, data, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, rodata, HP_FATAL, .signature = HP_NX_SIG),
+};
+
+HP_FEATURE(nx, .layers = hp_nx_layers);
+
+static const struct hp_probe hp_probes_stack_guard[] = {
+	HP_PROBE(stack_guard, nofault, HP_SAFE),
+	HP_PROBE(stack_guard, leading, HP_FATAL, .signature = HP_GUARD_SIG),
+};
+
+HP_FEATURE(stack_guard, .layers = hp_guard_layers);
+
+static const struct hp_probe hp_probes_user_exec[] = {
+	HP_PROBE(user_exec, mmap, HP_FATAL, .signature = HP_UEXEC_SIG),
+};
+
+HP_FEATURE(user_exec, .layers = hp_uexec_layers, .unavailable = hp_user_unavailable);
+
+static const struct hp_probe hp_probes_user_access[] = {
+	HP_PROBE(user_access, read, HP_FATAL, .signature = HP_UACCESS_SIG),
+};
+
+HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable);

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hardprobe registry: every feature, once, in report and matrix order.
+ *
+ *	X(id, family, group, title, symbol)
+ *
+ * id:     the feature id (JSON, KTAP, the KUnit suite hardprobe_<id>)
+ * family: the folder module/<family>/ that holds its probes and controls
+ * group:  the protection class it belongs to (matrix sections)
+ * title:  what it is called in reports and the matrix
+ * symbol: the Kconfig option (or other switch) whose absence makes
+ *         "vulnerable" expected
+ *
+ * The family file defines, for each of its features, the probe table
+ * hp_probes_<id>[] (HP_PROBE() lines) and HP_FEATURE(<id>, ...). The core's
+ * feature table, the KUnit suites and the JSON's titles and order are all
+ * expanded from this list; nothing else lists the features.
+ */
+#ifndef _HARDPROBE_REGISTRY_H
+#define _HARDPROBE_REGISTRY_H
+
+/* symbols spelled per architecture */
+#if defined(CONFIG_X86_64)
+#define HP_SYM_USER_EXEC	"SMEP (a CPU feature, no Kconfig option)"
+#define HP_SYM_USER_ACCESS	"SMAP (a CPU feature, no Kconfig option)"
+#define HP_SYM_SPECTRE_V1	"CONFIG_MITIGATION_SPECTRE_V1"
+#elif defined(CONFIG_ARM64)
+#define HP_SYM_USER_EXEC	"PXN (set on every user mapping, no Kconfig option)"
+#define HP_SYM_USER_ACCESS	"CONFIG_ARM64_PAN"
+#define HP_SYM_SPECTRE_V1	"none (arm64 always builds array_index_nospec() with csdb)"
+#else
+#define HP_SYM_USER_EXEC	"none on this architecture"
+#define HP_SYM_USER_ACCESS	"none on this architecture"
+#define HP_SYM_SPECTRE_V1	"none on this architecture"
+#endif
+
+#define HP_FEATURES(X)							\
+	X(stack_init, stack_init, "memory initialisation",		\
+	  "Stack auto-initialisation",					\
+	  "CONFIG_INIT_STACK_ALL_ZERO")					\
+	X(heap_init_alloc, heap_init, "memory initialisation",		\
+	  "Heap init on alloc",						\
+	  "CONFIG_INIT_ON_ALLOC_DEFAULT_ON")				\
+	X(heap_init_free, heap_init, "memory initialisation",		\
+	  "Heap init on free",						\
+	  "CONFIG_INIT_ON_FREE_DEFAULT_ON")				\
+	X(zero_call_regs, zero_call_regs, "memory initialisation",	\
+	  "Zero call-used registers",					\
+	  "CONFIG_ZERO_CALL_USED_REGS")					\
+	X(stack_canary, stack_canary, "stack",				\
+	  "Stack protector (canary)",					\
+	  "CONFIG_STACKPROTECTOR_STRONG")				\
+	X(rodata, rodata, "memory permissions",				\
+	  "Read-only kernel data",					\
+	  "CONFIG_STRICT_KERNEL_RWX")					\
+	X(ro_after_init, rodata, "memory permissions",			\
+	  "Read-only after init",					\
+	  "CONFIG_STRICT_MODULE_RWX")					\
+	X(nx, memexec, "memory permissions",				\
+	  "Non-executable data",					\
+	  "CONFIG_STRICT_KERNEL_RWX")					\
+	X(stack_guard, memexec, "stack",				\
+	  "Stack guard page",						\
+	  "CONFIG_VMAP_STACK")						\
+	X(user_exec, memexec, "memory permissions",			\
+	  "No kernel exec of user memory (SMEP/PXN)",			\
+	  HP_SYM_USER_EXEC)						\
+	X(user_access, memexec, "memory permissions",			\
+	  "No kernel access to user memory (SMAP/PAN)",			\
+	  HP_SYM_USER_ACCESS)						\
+	X(kcfi, cfi, "forward-edge CFI",				\
+	  "kCFI (indirect-call type check)",				\
+	  "CONFIG_CFI_CLANG")						\
+	X(ibt, cfi, "forward-edge CFI",					\
+	  "Indirect branch tracking (IBT)",				\
+	  "CONFIG_X86_KERNEL_IBT")					\
+	X(fortify, fortify, "bounds",					\
+	  "FORTIFY_SOURCE",						\
+	  "CONFIG_FORTIFY_SOURCE")					\
+	X(array_bounds, array_bounds, "bounds",				\
+	  "Array bounds (UBSAN)",					\
+	  "CONFIG_UBSAN_BOUNDS")					\
+	X(usercopy, usercopy, "bounds",					\
+	  "Hardened usercopy",						\
+	  "CONFIG_HARDENED_USERCOPY")					\
+	X(refcount, refcount, "heap and object integrity",		\
+	  "Refcount saturation",					\
+	  "refcount_t saturation (always built in)")			\
+	X(list_hardening, list_hardening, "heap and object integrity",	\
+	  "List hardening",						\
+	  "CONFIG_LIST_HARDENED")					\
+	X(slab_free, slab_free, "heap and object integrity",		\
+	  "Slab free checks",						\
+	  "CONFIG_SLAB_FREELIST_HARDENED")				\
+	X(spectre_v1, speculation, "speculation",			\
+	  "Spectre v1 (bounds-check bypass)",				\
+	  HP_SYM_SPECTRE_V1)						\
+	X(slh, speculation, "speculation",				\
+	  "Speculative load hardening",					\
+	  "none (no Kconfig option builds with -mspeculative-load-hardening)") \
+	X(sls, speculation, "speculation",				\
+	  "Straight-line speculation",					\
+	  "CONFIG_MITIGATION_SLS")					\
+	X(retpoline, speculation, "speculation",			\
+	  "Retpolines",							\
+	  "CONFIG_MITIGATION_RETPOLINE")				\
+	X(kstack_offset, kstack, "stack",				\
+	  "Kernel stack offset randomisation",				\
+	  "CONFIG_RANDOMIZE_KSTACK_OFFSET")				\
+	X(stack_erase, kstack, "stack",					\
+	  "Stack erase on return to user",				\
+	  "CONFIG_GCC_PLUGIN_STACKLEAK")				\
+	X(signed_overflow, overflow, "integer overflow",		\
+	  "Signed overflow detection",					\
+	  "CONFIG_UBSAN_SIGNED_WRAP")					\
+	X(unsigned_overflow, overflow, "integer overflow",		\
+	  "Unsigned overflow detection",				\
+	  "-fsanitize=unsigned-integer-overflow (no 6.12 option)")	\
+	X(truncation, overflow, "integer overflow",			\
+	  "Truncation detection",					\
+	  "-fsanitize=implicit-conversion (no 6.12 option)")		\
+	X(overflow_helpers, overflow, "integer overflow",		\
+	  "Overflow helpers",						\
+	  "overflow.h helpers (always built in)")			\
+	X(shadow_call_stack, backward, "backward-edge CFI",		\
+	  "Shadow call stack",						\
+	  "CONFIG_SHADOW_CALL_STACK")					\
+	X(pac_ret, backward, "backward-edge CFI",			\
+	  "Return-address signing (PAC)",				\
+	  "CONFIG_ARM64_PTR_AUTH_KERNEL")				\
+	X(bti, backward, "forward-edge CFI",				\
+	  "Branch target identification (BTI)",				\
+	  "CONFIG_ARM64_BTI_KERNEL")					\
+	X(ret_overwrite, backward, "backward-edge CFI",			\
+	  "Return-address overwrite",					\
+	  "none (no kernel-mode shadow stack: KSPP #142, #178)")	\
+	X(mte, mte, "heap and object integrity",			\
+	  "Memory tagging (MTE)",					\
+	  "CONFIG_KASAN_HW_TAGS")					\
+	X(randstruct, layout, "build and layout",			\
+	  "Struct layout randomisation",				\
+	  "CONFIG_RANDSTRUCT_FULL")					\
+	X(function_sections, layout, "build and layout",		\
+	  "Function sections",						\
+	  "FG-KASLR (not upstream)")					\
+	X(lto, layout, "build and layout",				\
+	  "Link-time optimisation (LTO)",				\
+	  "CONFIG_LTO_CLANG")						\
+	X(fallthrough, layout, "build and layout",			\
+	  "Implicit fall-through warning",				\
+	  "CONFIG_CC_IMPLICIT_FALLTHROUGH")				\
+	X(stack_clash, layout, "stack",					\
+	  "Stack clash protection",					\
+	  "-fstack-clash-protection")
+
+#endif /* _HARDPROBE_REGISTRY_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe slab_free: frees the SLUB allocator must refuse, in private
+ * caches only.
+ *
+ * - double_free (fatal): an object freed twice in a row. With
+ *   CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has
+ *   BUG_ON(object == fp): "kernel BUG at mm/slub.c:<line>!" (550 in 6.12;
+ *   an out-of-tree kernel build prints a longer path, so the signature is
+ *   the "mm/slub.c:" part of the BUG line).
+ * - cross_cache (safe): kmem_cache_free() to the wrong cache. With the
+ *   hardening cache_from_obj() WARNs "kmem_cache_free: Wrong slab cache.
+ *   <a> but object is from <b>" (a WARN, not once) and frees the object to
+ *   its real cache; without it the object goes to the slab it lives in
+ *   through the wrong cache's geometry (the two caches are alike, so this
+ *   does no harm here).
+ * - not_slab: kmem_cache_free() of a page that is no slab. virt_to_cache()
+ *   WARN_ONCEs "virt_to_cache: Object is not a Slab page!" and the free is
+ *   dropped. Without the hardening nothing checks the pointer and
+ *   slab_free() works on a NULL slab (an oops at best), so the probe is
+ *   fatal on such a kernel.
+ *
+ * cache_from_obj() also checks for a cache that slub_debug's consistency
+ * checks (F) are on for: on a kernel without SLAB_FREELIST_HARDENED such a
+ * catch is slub_debug's, and inconclusive for this feature.
+ *
+ * A caught double free kills the task inside kmem_cache_free(): the cache
+ * (a fresh name per run) is left behind with its one slab. A vulnerable
+ * double free is repaired where the freelist is known (see
+ * hp_slab_df_repair()); otherwise the cache is left behind, never
+ * destroyed, and the evidence says so.
+ */
+#include <linux/atomic.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+
+#include "../hardprobe.h"
+
+#define HP_SLAB_NOT_SLAB_KIND \
+	(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? HP_SAFE : HP_FATAL)
+
+/* the BUG of set_freepointer()'s check (the cross-cache WARN also names mm/slub.c) */
+#define HP_SLAB_SIG_DOUBLE	"kernel BUG at "
+#define HP_SLAB_SIG_CROSS	"Wrong slab cache. hardprobe-slab-a-"
+#define HP_SLAB_SIG_PAGE	"virt_to_cache: Object is not a Slab page!"
+
+/*
+ * 64 KiB objects: larger than a slab of the highest default order (8 pages),
+ * so every slab holds exactly one object and a double free cannot lose
+ * other free objects of the slab.
+ */
+#define HP_SLAB_DF_SIZE		(64 * 1024)
+#define HP_SLAB_SIZE		128
+
+static atomic_t hp_slab_seq = ATOMIC_INIT(0);
+static bool hp_slab_page_warned;
+
+/*
+ * Who checked a free: cache_from_obj() looks the object's cache up when
+ * SLAB_FREELIST_HARDENED is built, or for a cache with slub_debug's
+ * consistency checks (F) on. Without the hardening a catch is slub_debug's
+ * work, not this feature's.
+ */
+static enum hp_outcome hp_slab_catch(void)
+{
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? HP_PROTECTED : HP_INCONCLUSIVE;
+}
+
+static const char *hp_slab_by(void)
+{
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? "" :
+	       " by slub_debug's consistency checks, not SLAB_FREELIST_HARDENED (not built)";
+}
+
+static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "hardprobe-slab-%s-%d", kind, seq);
+	return kmem_cache_create(name, size, 0, SLAB_NO_MERGE, NULL);
+}
+
+/* Freeing twice in a row, with the same CPU's freelist both times. */
+static noinline void hp_slab_free_twice(struct kmem_cache *c, void *obj)
+{
+	kmem_cache_free(c, obj);
+	kmem_cache_free(c, obj);
+}
+
+/*
+ * A double free got through: the freelist now points @obj at itself.
+ * Allocate it twice (proof of the bug), clear its free pointer (stored
+ * in the clear without the hardening), take it a third time and free it
+ * once: the freelist is sound again. Returns what it saw.
+ */
+static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t len)
+{
+	void *a1, *a2, *a3;
+
+	preempt_disable();
+	a1 = kmem_cache_alloc(c, GFP_ATOMIC);
+	a2 = kmem_cache_alloc(c, GFP_ATOMIC);
+	if (a1 != obj || a2 != obj || IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) {
+		preempt_enable();
+		snprintf(buf, len,
+			 "the next allocations gave %p and %p, object %p; cache left behind",
+			 a1, a2, obj);
+		return false;
+	}
+	memset(obj, 0, HP_SLAB_DF_SIZE);
+	a3 = kmem_cache_alloc(c, GFP_ATOMIC);
+	if (a3 && a3 != obj)
+		kmem_cache_free(c, a3);
+	kmem_cache_free(c, obj);
+	preempt_enable();
+	snprintf(buf, len, "the next two allocations both returned %p; freelist repaired",
+		 obj);
+	return true;
+}
+
+static void hp_slab_free_double_free(struct hp_result *r)
+{
+	struct kmem_cache *c;
+	char seen[128];
+	void *obj;
+	int seq = atomic_inc_return(&hp_slab_seq);
+
+	c = hp_slab_cache("df", seq, HP_SLAB_DF_SIZE);
+	if (!c) {
+		hp_set(r, HP_ERROR, "cannot create a private cache");
+		return;
+	}
+	obj = kmem_cache_alloc(c, GFP_KERNEL);
+	if (!obj) {
+		kmem_cache_destroy(c);
+		hp_set(r, HP_ERROR, "cannot allocate a %u-byte object", HP_SLAB_DF_SIZE);
+		return;
+	}
+	memset(obj, 0x5a, HP_SLAB_DF_SIZE);
+	pr_info("slab: freeing %p of hardprobe-slab-df-%d twice\n", obj, seq);
+	preempt_disable();
+	hp_slab_free_twice(c, obj);
+	preempt_enable();
+	if (hp_slab_df_repair(c, obj, seen, sizeof(seen)))
+		kmem_cache_destroy(c);
+	hp_set(r, HP_VULNERABLE,
+	       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; %s",
+	       obj, seq, seen);
+}
+
+static void hp_slab_free_cross_cache(struct hp_result *r)
+{
+	struct kmem_cache *a, *b;
+	void *x, *y;
+	char marker[48], line[160];
+	int seq;
+	bool logged;
+
+	if (hp_warn_panics()) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "panic_on_warn is set: the wrong-cache warning would panic the kernel");
+		return;
+	}
+	seq = atomic_inc_return(&hp_slab_seq);
+	a = hp_slab_cache("a", seq, HP_SLAB_SIZE);
+	b = hp_slab_cache("b", seq, HP_SLAB_SIZE);
+	if (!a || !b) {
+		hp_set(r, HP_ERROR, "cannot create two private caches");
+		goto out;
+	}
+	/* control: the legal free of an object of a to a gives it back to a */
+	x = kmem_cache_alloc(a, GFP_KERNEL);
+	if (!x) {
+		hp_set(r, HP_ERROR, "cannot allocate from hardprobe-slab-a-%d", seq);
+		goto out;
+	}
+	kmem_cache_free(a, x);
+	y = kmem_cache_alloc(a, GFP_KERNEL);
+	if (y)
+		kmem_cache_free(a, y);
+	if (y != x) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: a did not hand out its freed object again (%p, then %p)", x, y);
+		goto out;
+	}
+	snprintf(marker, sizeof(marker), "slab cross-cache [%d]", seq);
+
+	x = kmem_cache_alloc(b, GFP_KERNEL);
+	if (!x) {
+		hp_set(r, HP_ERROR, "cannot allocate from hardprobe-slab-b-%d", seq);
+		goto out;
+	}
+	pr_info("%s: freeing %p of hardprobe-slab-b-%d to hardprobe-slab-a-%d\n",
+		marker, x, seq, seq);
+	/* same CPU for the allocation's slab and the wrong free */
+	preempt_disable();
+	kmem_cache_free(a, x);
+	preempt_enable();
+	logged = hp_log_find(marker, HP_SLAB_SIG_CROSS, line, sizeof(line));
+	/* where did it go? b hands its last freed object out first */
+	y = kmem_cache_alloc(b, GFP_KERNEL);
+	if (y)
+		kmem_cache_free(b, y);
+	hp_set(r, !logged ? HP_VULNERABLE : hp_slab_catch(),
+	       "kmem_cache_free(a, object of b) %s%s; b %s the object again; log: %s",
+	       logged ? "warned" : "accepted without a word",
+	       logged ? hp_slab_by() : "", y == x ? "handed out" : "did not hand out",
+	       logged ? line : "nothing");
+out:
+	kmem_cache_destroy(a);
+	kmem_cache_destroy(b);
+}
+
+static void hp_slab_free_not_slab(struct hp_result *r)
+{
+	struct kmem_cache *c;
+	void *keep, *y = NULL, *p;
+	char marker[48], line[160];
+	unsigned long page;
+	int seq;
+	bool logged = false;
+
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && hp_warn_panics()) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "panic_on_warn is set: the not-a-slab warning would panic the kernel");
+		return;
+	}
+	seq = atomic_inc_return(&hp_slab_seq);
+	c = hp_slab_cache("pg", seq, HP_SLAB_SIZE);
+	page = __get_free_page(GFP_KERNEL | __GFP_ZERO);
+	if (!c || !page) {
+		hp_set(r, HP_ERROR, "cannot create a private cache or get a page");
+		kmem_cache_destroy(c);
+		free_page(page);
+		return;
+	}
+	p = (void *)page;
+	/* an object in use keeps the cache's CPU slab in place */
+	keep = kmem_cache_alloc(c, GFP_KERNEL);
+	snprintf(marker, sizeof(marker), "slab not-a-slab [%d]", seq);
+	pr_info("%s: kmem_cache_free of page %p to hardprobe-slab-pg-%d\n", marker, p, seq);
+	preempt_disable();
+	kmem_cache_free(c, p);
+	/* if the page went onto the freelist, the next allocation returns it */
+	y = kmem_cache_alloc(c, GFP_ATOMIC);
+	preempt_enable();
+	/* WARN_ONCE: after the first line in this boot, do not scan the log again */
+	if (!hp_slab_page_warned) {
+		logged = hp_log_find(marker, HP_SLAB_SIG_PAGE, line, sizeof(line));
+		hp_slab_page_warned = logged;
+	}
+	if (y == p) {
+		/* the cache now believes in an object it does not own: leave both */
+		hp_set(r, HP_VULNERABLE,
+		       "the page %p was taken as a free object: the next allocation returned it; cache and page left behind",
+		       p);
+		return;
+	}
+	if (y)
+		kmem_cache_free(c, y);
+	if (keep)
+		kmem_cache_free(c, keep);
+	kmem_cache_destroy(c);
+	free_page(page);
+	hp_set(r, hp_slab_catch(),
+	       "the free of page %p was dropped%s (the next allocation gave %p); log: %s",
+	       p, hp_slab_by(), y, logged ? line : hp_slab_page_warned ?
+	       "warned earlier in this boot (WARN_ONCE)" :
+	       "no new line (WARN_ONCE: warned before hardprobe ran?)");
+}
+
+static void hp_slab_layers(struct hp_layers *l)
+{
+	l->configured = IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "CONFIG_SLAB_FREELIST_HARDENED=%s, SLAB_FREELIST_RANDOM=%s, %s=%s, SLAB_BUCKETS=%s",
+		 IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? "y" : "n",
+		 IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM) ? "y" : "n", "RANDOM_KMALLOC_CACHES",
+		 IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES) ? "y" : "n",
+		 IS_ENABLED(CONFIG_SLAB_BUCKETS) ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "allocator feature: nothing to build");
+	hp_layer(l->active, sizeof(l->active), "%s",
+		 IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ?
+		 "encoded free pointers, BUG on a double free, cache checked on each free" :
+		 "off (not built)");
+}
+
+static const struct hp_probe hp_probes_slab_free[] = {
+	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE),
+	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1),
+	HP_PROBE(slab_free, not_slab, HP_SLAB_NOT_SLAB_KIND,
+		 .signature = HP_SLAB_SIG_PAGE, .warns = 1),
+};
+
+HP_FEATURE(slab_free, .layers = hp_slab_layers);
