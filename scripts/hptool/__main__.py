@@ -13,7 +13,7 @@
   fragment TARGET [--stripped]  the target's merged config fragments (+ EXTRA_CONFIG)
   builddir TARGET               HP_BUILD HP_CCVER: the cached build directory (env HP_SRCID)
   check-config TARGET DOTCONFIG the fragment lines that did not stick (exit 1: a required one)
-  tally LOG                     "N passed, N failed[, N skipped]"; exit 1 on any failure
+  tally LOG                     "N passed, N failed" ("N skipped" before it); exit 1 on any failure
   findings LOG                  "N first-finding" of a debug kernel's log
   status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
   expect TABLE TARGET           one target's view of the expectation table
@@ -27,7 +27,7 @@ import json
 import os
 import sys
 
-from . import CACHE, Error, TOP, say
+from . import CACHE, Error, say
 from . import expect, findings, kconfig, ktap, offvariants, qemu, symbols, tally, targets
 
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The checks' tally: "check <what>: ok|FAIL ..." lines counted into the summary line
-"N passed, N failed[, N skipped]" that make check, make check-debug and .ci/run end with."""
+"N passed, N failed" that make check, make check-debug and .ci/run end with (skips, if
+any, on the line before it: the last line keeps its shape)."""
 import re
 
 LINE = re.compile(r": (ok|FAIL|SKIP)\b")
@@ -18,4 +19,4 @@ def count(text):
 
 def summary(text):
     p, f, s = count(text)
-    return f"{p} passed, {f} failed" + (f", {s} skipped" if s else "")
+    return (f"{s} skipped\n" if s else "") + f"{p} passed, {f} failed"

@@ -360,7 +360,7 @@ def test_ktap():
 def test_tally_findings():
     log = "check a: ok\ncheck b: FAIL (x)\ncheck c: ok 3\nlint x: ok\nnoise\n"
     check("tally-summary", tally.summary(log) == "3 passed, 1 failed" and
-          tally.summary(log + "check d: SKIP why\n") == "3 passed, 1 failed, 1 skipped")
+          tally.summary(log + "check d: SKIP why\n") == "1 skipped\n3 passed, 1 failed")
     with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
         p = os.path.join(d, "check.log")
         with open(p, "w") as f:
