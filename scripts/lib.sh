@@ -17,7 +17,7 @@ hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 # hptool: the bench's host tool (scripts/hptool), run as "hp_tool <subcommand>"
 hp_tool() { PYTHONPATH=$HP_TOP/scripts${PYTHONPATH:+:$PYTHONPATH} python3 -m hptool "$@"; }
 
-# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS (and HP_CC, HP_MAKE) from
+# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS (and HP_CC, HP_UCC, HP_MAKE) from
 # scripts/targets, <arch>-clang-<N> included (hptool/targets.py holds the rules)
 hp_target() {
 	local out

@@ -25,8 +25,7 @@ rm -f "$out/hardprobe_kunit.ko"
 [ ! -f "$out/src/hardprobe_kunit.ko" ] || cp "$out/src/hardprobe_kunit.ko" "$out/"
 
 # the selftest runner, static, for the target's architecture
-ucc=gcc
-[ "$HP_ARCH" = arm64 ] && ucc=aarch64-linux-gnu-gcc
+ucc=$HP_UCC
 command -v "$ucc" >/dev/null || hp_die "$ucc not found: run scripts/deps.sh"
 for prog in hardprobe_test hardprobe_fuzz hardprobe_trust; do
 	"$ucc" -O2 -Wall -Werror -static -o "$out/$prog" "$HP_TOP/selftests/hardprobe/$prog.c" ||

@@ -13,6 +13,7 @@ import shlex
 import shutil
 
 from . import TOP, Error
+from . import qemu_configs
 
 CLANG_N = re.compile(r"^((x86_64|arm64)-clang)-([0-9]+)$")
 # make matrix's columns when TARGETS is not given
@@ -26,11 +27,22 @@ class Target:
     compiler: str
     frags: list
 
+    def cross(self):
+        """the arch's GNU cross prefix (hptool/qemu_configs/<arch>.py; "" for x86_64)."""
+        try:
+            return qemu_configs.get(self.arch).cross_compile
+        except KeyError:
+            raise Error(f"no record for arch '{self.arch}' (scripts/hptool/qemu_configs/)") from None
+
     def cc(self):
-        """the compiler's command name."""
-        if self.compiler.startswith("gcc-") and self.arch == "arm64":
-            return "aarch64-linux-gnu-" + self.compiler
+        """the compiler's command name (GCC: with the cross prefix)."""
+        if self.compiler.startswith("gcc-"):
+            return self.cross() + self.compiler
         return self.compiler
+
+    def user_cc(self):
+        """the compiler of the static selftest programs (the distribution's gcc)."""
+        return self.cross() + "gcc"
 
     def make_args(self, ccache=None):
         """the kbuild variables that select arch and compiler."""
@@ -41,20 +53,20 @@ class Target:
         if self.compiler.startswith("clang-"):
             args += [f"LLVM=-{self.compiler[len('clang-'):]}", f"CC={pre}{self.compiler}"]
         elif self.compiler.startswith("gcc-"):
-            if self.arch == "arm64":
-                args.append("CROSS_COMPILE=aarch64-linux-gnu-")
+            if self.cross():
+                args.append(f"CROSS_COMPILE={self.cross()}")
             args.append(f"CC={pre}{self.cc()}")
         else:
             raise Error(f"unknown compiler '{self.compiler}'")
         return args
 
     def shell(self, ccache=None):
-        """shell assignments for lib.sh (HP_ARCH, HP_COMPILER, HP_FRAGS, HP_CC, HP_MAKE)."""
+        """shell assignments for lib.sh (HP_ARCH, HP_COMPILER, HP_FRAGS, HP_CC, HP_UCC, HP_MAKE)."""
         q = shlex.quote
         lines = [f"HP_ARCH={q(self.arch)}", f"HP_COMPILER={q(self.compiler)}",
                  f"HP_FRAGS={q(' '.join(self.frags))}"]
         try:
-            lines += [f"HP_CC={q(self.cc())}",
+            lines += [f"HP_CC={q(self.cc())}", f"HP_UCC={q(self.user_cc())}",
                       "HP_MAKE=(" + " ".join(q(a) for a in self.make_args(ccache)) + ")"]
         except Error:
             pass        # an unknown compiler fails where make arguments are asked for

@@ -71,8 +71,9 @@ def test_targets(rec):
     check("hptool-targets-as-lib-sh", not bad and len([k for k in rec if k.startswith("target ")]) >= 8,
           "; ".join(bad[:2]))
     # through lib.sh, as the scripts call it
-    p = sh("hp_target arm64-clang; echo $HP_ARCH $HP_COMPILER $HP_FRAGS $HP_CC")
-    check("hptool-lib-sh-hp-target", p.stdout.strip() == "arm64 clang-19 common hardening arm64 clang arm64-clang clang-19",
+    p = sh("hp_target arm64-clang; echo $HP_ARCH $HP_COMPILER $HP_FRAGS $HP_CC $HP_UCC")
+    check("hptool-lib-sh-hp-target", p.stdout.strip() ==
+          "arm64 clang-19 common hardening arm64 clang arm64-clang clang-19 aarch64-linux-gnu-gcc",
           p.stdout.strip() or p.stderr.strip())
 
     # x86_64-clang-22: the error names the packages when clang-22 is missing, the

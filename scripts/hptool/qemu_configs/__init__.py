@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Per-arch QEMU records, one small file per architecture (as kunit.py's qemu_configs/)."""
+"""Per-arch records, one small file per architecture (as kunit.py's qemu_configs/): how
+QEMU boots a guest of that arch, and the GNU cross prefix its user programs and GCC
+kernels are built with on an x86_64 host."""
 import dataclasses
 import importlib
 
@@ -14,6 +16,7 @@ class QemuArch:
     image: str              # the boot image, relative to the build directory
     kvm: bool = False       # the guest may run under KVM on a host of the same arch
     mte_machine: str = ""   # machine option for a guest CPU with MTE (KASAN_HW_TAGS)
+    cross_compile: str = "" # GNU toolchain prefix (CROSS_COMPILE=, <prefix>gcc for the selftests)
     extra: list = dataclasses.field(default_factory=list)
 
 

@@ -9,4 +9,5 @@ QEMU_ARCH = QemuArch(linux_arch="arm64",
                      cpu="max,pauth-impdef=on",
                      console="ttyAMA0",
                      image="arch/arm64/boot/Image",
-                     mte_machine="mte=on")
+                     mte_machine="mte=on",
+                     cross_compile="aarch64-linux-gnu-")
