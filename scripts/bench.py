@@ -6,41 +6,23 @@ usage: bench.py RESULTS_DIR MODULE_BUILD_DIR
 Reads RESULTS_DIR/bench.txt (the module's debugfs "bench": timings of the same
 workload built with and without each feature) and the workload variants'
 objects under MODULE_BUILD_DIR/src/module/bench/ (exact code size of each
-variant's function, from the ELF symbol table), writes RESULTS_DIR/bench.json
+variant's function, from the ELF symbol table: readelf), writes RESULTS_DIR/bench.json
 and prints a table.
 """
 import json
 import os
 import re
-import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hptool import symbols  # noqa: E402
 
 LINE = re.compile(r"^bench (\S+) (\S+) (\S+) (.*)$")
 
 
 def elf_symbol_sizes(path):
-    """{name: size} of the defined function symbols of an ELF64 object."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"\x7fELF" or data[4] != 2:
-        raise ValueError(f"{path}: not an ELF64 object")
-    end = "<" if data[5] == 1 else ">"
-    shoff, = struct.unpack_from(end + "Q", data, 0x28)
-    shentsize, shnum = struct.unpack_from(end + "HH", data, 0x3A)
-    sections = [struct.unpack_from(end + "IIQQQQIIQQ", data, shoff + i * shentsize)
-                for i in range(shnum)]
-    sizes = {}
-    for sh in sections:
-        if sh[1] != 2:          # SHT_SYMTAB
-            continue
-        strtab = sections[sh[6]]
-        for off in range(sh[4], sh[4] + sh[5], 24):
-            name, info, _, shndx, _, size = struct.unpack_from(end + "IBBHQQ", data, off)
-            if info & 0xF != 2 or shndx == 0:   # STT_FUNC, defined
-                continue
-            s = strtab[4] + name
-            sizes[data[s:data.index(b"\0", s)].decode()] = size
-    return sizes
+    """{name: size} of the defined function symbols of an object (binutils' readelf)."""
+    return symbols.function_sizes(path)
 
 
 def parse(text):

@@ -19,46 +19,13 @@ hp_say run "$t" "boot: safe probes, selftests (-s), KUnit, fuzz, ${CYCLES:-1000}
 PANIC_GUESTS=no CMDLINE="hardprobe.mode=safe hardprobe.cycles=${CYCLES:-1000} ${CMDLINE:-}" \
 	RESULTS=$R BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500} "$HP_TOP/scripts/run.sh" "$t" >"$R/$t.run.log" 2>&1 ||
 	tail -n 20 "$R/$t.run.log" >&2
-python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect/$t" | record
+python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect.table" "$t" | record
 
-# findings: KASAN and other BUG reports ("kernel BUG at", SLUB's "BUG <cache> (...)"),
-# lockdep and RCU splats, kmemleak, hung tasks, tasks that exited with preempt_count or irqs
-# disabled, warnings raised by hardprobe or by kernel code on its behalf (a [hardprobe]
-# frame, or one of our tasks) unless right after a catch a safe probe provokes on purpose:
-# the same rules as hardprobe_fuzz
+# findings: KASAN and other BUG reports, lockdep and RCU splats, kmemleak, hung tasks,
+# warnings on hardprobe's behalf (the rules: scripts/hptool/findings.py)
 d=$R/$t/dmesg.txt
 if [ -s "$d" ]; then
-	out=$(python3 - "$d" <<'PY'
-import re, sys
-bad = re.compile(r"Oops|BUG:|kernel BUG at|general protection fault|unreferenced object|"
-                 r"INFO: task|exited with preempt_count|exited with irqs disabled|"
-                 r"^BUG \S+ \(|^WARNING: (?!CPU:)")
-intended = ("detected field-spanning write", "detected buffer overflow", "UBSAN:",
-            "refcount_t:", "list_add corruption", "list_del corruption", "list_add double add",
-            "CFI failure", "Wrong slab cache", "Object is not a Slab page")
-prev, found, warn = "", [], None
-for line in open(sys.argv[1], errors="replace"):
-    msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
-    if not msg:
-        continue
-    if msg.startswith(("hardprobe: ", "hardprobe-selftest: ")):
-        pass
-    elif bad.search(msg):
-        found.append(msg)
-    elif msg.startswith("WARNING: CPU:"):
-        warn = None if any(t in prev for t in intended) else msg
-        if warn and "[hardprobe]" in msg:
-            found.append(warn)
-            warn = None
-    elif warn and ("[hardprobe]" in msg or "Comm: hardprobe_" in msg):
-        found.append(warn)
-        warn = None
-    elif "---[ end trace" in msg:
-        warn = None
-    prev = msg
-print(len(found), found[0] if found else "")
-PY
-)
+	out=$(hp_tool findings "$d")
 	n=${out%% *}
 	[ "$n" = 0 ] && echo "check $t log-findings: ok (0 in $(wc -l <"$d") lines)" | record ||
 		echo "check $t log-findings: FAIL ($out)" | record
@@ -88,7 +55,4 @@ else
 fi
 grep -h '^# .*\(writes in\|by way\|plain unload\|findings:\|lockdep:\|uid 65534\|flipper\|allow_fatal\)' "$R/$t/fuzz.ktap" 2>/dev/null | sed 's/^/    /' | record
 
-pass=$(grep -c ': ok' "$L")
-fail=$(grep -c ': FAIL' "$L")
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+hp_tool tally "$L"

@@ -10,6 +10,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hptool import outcome  # noqa: E402
+
 FRAME = re.compile(r"^----- hardprobe:file (\S+) -----$")
 END = "----- hardprobe:end {} -----"
 
@@ -65,22 +68,10 @@ def probe_table(files):
     return rows
 
 
-# The bench's merge of one-guest results into the module's model mirrors
-# hp_run_all() and hp_expect() in the module: same ranks, same KTAP rules.
-RANK = {"not_run": 0, "unsupported": 1, "protected": 2, "inconclusive": 3,
-        "vulnerable": 4, "error": 5}
-
-
-def ktap_of(outcome, known_gap, configured):
-    if outcome == "protected":
-        return "ok"
-    if outcome == "vulnerable":
-        return "skip" if known_gap or not configured else "not ok"
-    return "error" if outcome == "error" else "skip"
-
-
 def merge_panic(data, panic):
-    """Put one-guest probe results into the features they belong to."""
+    """Put one-guest probe results into the features they belong to, with the module's
+    own rules (report.json "rules": the ranking and the KTAP table)."""
+    rules = outcome.rules_of(data)
     for res in panic:
         for feat in data.get("features", []):
             for p in feat.get("probes", []):
@@ -89,16 +80,11 @@ def merge_panic(data, panic):
                     p["guest"] = "own"
             if res["feature"] != feat["feature"]:
                 continue
-            worst = "not_run"
-            for p in feat["probes"]:
-                if p["outcome"] == "vulnerable" and p.get("known_gap"):
-                    continue
-                if RANK.get(p["outcome"], 5) > RANK[worst]:
-                    worst = p["outcome"]
+            worst = outcome.feature_outcome(rules, feat["probes"])
             if worst != feat["outcome"]:
                 feat["outcome"] = worst
                 feat["why"] = res["evidence"]
-            feat["ktap"] = ktap_of(feat["outcome"], False, feat["configured_bool"])
+            feat["ktap"] = outcome.ktap_of(rules, feat["outcome"], False, feat["configured_bool"])
 
 
 def judge_panic(log, probe, signature):
@@ -159,12 +145,12 @@ def collect(rdir, target):
             continue
         path = os.path.join(rdir, f"console-{name}.log")
         if os.path.exists(path):
-            outcome, ev = judge_panic(read(path), name, sig)
+            verdict, ev = judge_panic(read(path), name, sig)
         elif os.environ.get("PANIC_GUESTS") == "no":
-            outcome, ev = "not_run", "one-guest probes skipped on purpose (PANIC_GUESTS=no)"
+            verdict, ev = "not_run", "one-guest probes skipped on purpose (PANIC_GUESTS=no)"
         else:
-            outcome, ev = "error", "no guest log"
-        panic.append({"probe": name, "feature": feature, "outcome": outcome,
+            verdict, ev = "error", "no guest log"
+        panic.append({"probe": name, "feature": feature, "outcome": verdict,
                       "evidence": ev})
     data = None
     if "report.json" in files:
@@ -179,6 +165,8 @@ def collect(rdir, target):
                 data["kernel"]["build"] = kv
             with open(os.path.join(rdir, "report.json"), "w") as f:
                 json.dump(data, f, indent=1)
+        except outcome.RulesError as e:
+            problems.append(f"{target}: {e}")
         except (ValueError, KeyError) as e:
             problems.append(f"{target}: report.json does not parse: {e}")
     else:

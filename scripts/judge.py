@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe check: judge one target's results directory.
 
-usage: judge.py RESULTS_DIR EXPECT_FILE
+usage: judge.py RESULTS_DIR EXPECT_TABLE [TARGET]   (TARGET: the table's column; default:
+                                                   the name of RESULTS_DIR)
        judge.py --lockdown RESULTS_DIR   (a guest booted lockdown=integrity, mode lockdown)
 Prints one "check <target> <what>: ok|FAIL ..." line per check; exit 1 on any FAIL.
+KTAP is read with the kernel's own kunit_parser; the outcome rules are the module's own,
+from report.json ("rules"), through scripts/hptool/outcome.py.
 """
 import json
 import os
 import re
 import sys
 
-KTAP_RESULT = re.compile(r"^\s*(ok|not ok) \d+ ")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hptool import Error, expect, ktap, outcome  # noqa: E402
 
 
 def read(path):
@@ -23,27 +27,29 @@ def read(path):
 
 
 def ktap_counts(text):
-    """(ok, not_ok) result lines of a KTAP document, nested ones included."""
-    ok = bad = 0
-    for line in text.splitlines():
-        m = KTAP_RESULT.match(line)
-        if m:
-            ok += m.group(1) == "ok"
-            bad += m.group(1) == "not ok"
+    """(ok, not_ok) result lines of a KTAP document, nested ones included (kunit_parser)."""
+    ok, bad, _ = ktap.counts(text)
     return ok, bad
 
 
-def main(rdir, expect_path):
+def main(rdir, table_path, column=None):
     target = os.path.basename(rdir.rstrip("/"))
     results = []
+    try:
+        table = expect.parse(table_path)
+        column = column or target
+        expectations = table.expectations(column)
+        directives = table.directives(column)
+    except (OSError, expect.TableError) as e:
+        print(f"check {target} expect-table: FAIL ({e})")
+        return 1
 
     def check(what, ok, detail=""):
         results.append(ok)
         print(f"check {target} {what}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
 
-    expect = read(expect_path) or ""
     # "@kunit skip": this kernel has no KUnit; the KUnit part must say so in one skip line
-    kunit_skip = any(line.split() == ["@kunit", "skip"] for line in expect.splitlines())
+    kunit_skip = directives.get("@kunit") == "skip"
     console = read(os.path.join(rdir, "console.log")) or ""
     check("guest-finished", "===== hardprobe:end" in console,
           "" if "===== hardprobe:end" in console else "no end marker (crash or TIMEOUT)")
@@ -57,7 +63,11 @@ def main(rdir, expect_path):
         if name == "kunit.ktap" and kunit_skip:
             check(what + "-skipped", text.startswith("1..0 # SKIP "), text.strip()[:80])
             continue
-        ok, bad = ktap_counts(text)
+        try:
+            ok, bad = ktap_counts(text) if text else (0, 0)
+        except ktap.ParseError as e:
+            check(what, False, str(e)[:120])
+            continue
         good = "KTAP version 1" in text and ok > 0 and bad == 0
         check(what, good, f"{ok} ok, {bad} not ok")
     rc = (read(os.path.join(rdir, "selftest.rc")) or "").strip()
@@ -70,6 +80,22 @@ def main(rdir, expect_path):
     except ValueError as e:
         check("json", False, str(e))
     outcomes = {f["feature"]: f for f in (data or {}).get("features", [])}
+    rules = None
+    if data is not None:
+        try:
+            rules = outcome.rules_of(data, os.path.join(rdir, "report.json"))
+        except outcome.RulesError as e:
+            check("json-rules", False, str(e))
+    if rules is not None:
+        # the module's outcome and KTAP verdict per feature follow its own exported rules
+        # (the host's one copy of their reading, hptool/outcome.py: the copies agree)
+        off = []
+        for f in outcomes.values():
+            want = outcome.feature_outcome(rules, f.get("probes", []))
+            k = outcome.ktap_of(rules, f.get("outcome"), False, f.get("configured_bool"))
+            if want != f.get("outcome") or k != f.get("ktap"):
+                off.append(f"{f['feature']}: {f.get('outcome')}/{f.get('ktap')}, rules say {want}/{k}")
+        check("json-rules", not off, f"{len(outcomes)} features" + (": " + "; ".join(off[:3]) if off else ""))
 
     # the kselftest runner and the module's report must agree probe by probe (the
     # runner ran each probe itself, before the report ran them again)
@@ -91,11 +117,7 @@ def main(rdir, expect_path):
     if data is not None:
         check("selftest-agrees-with-report", compared > 0 and not differ,
               f"{compared} probes compared" + (": " + "; ".join(differ[:3]) if differ else ""))
-    for line in expect.splitlines():
-        line = line.split("#", 1)[0].split()
-        if len(line) != 2 or line[0].startswith("@"):
-            continue
-        feat, want = line
+    for feat, want in expectations:
         got = outcomes.get(feat, {}).get("outcome", "missing")
         ev = "; ".join(p["evidence"] for p in outcomes.get(feat, {}).get("probes", [])[:1])
         check(f"outcome-{feat}", got == want, f"want {want}, got {got}: {ev}")
@@ -107,7 +129,6 @@ def main(rdir, expect_path):
 
 def lockdown(rdir):
     """The module under lockdown=integrity: refused in its own words, nothing ran."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import collect  # noqa: E402
     target = os.path.basename(rdir.rstrip("/"))
     console = read(os.path.join(rdir, "console.log")) or ""
@@ -140,7 +161,11 @@ def lockdown(rdir):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--lockdown":
         sys.exit(lockdown(sys.argv[2]))
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    try:
+        sys.exit(main(*sys.argv[1:]))
+    except Error as e:
+        print(f"hardprobe: error: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -46,36 +46,6 @@ mkdir -p "$B"
 log=$B/hardprobe-build.log
 : >"$log"
 
-# Check that every CONFIG_ line of the merged fragment stuck after olddefconfig
-# (for a symbol set twice, as a variant does, the last line is the one that counts).
-check_config() {
-	local line sym val want got lost=0 fatal=0
-	while IFS= read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		want=${line%%#*}
-		want=$(echo "$want" | tr -d '[:space:]')
-		sym=${want%%=*} val=${want#*=}
-		got=$(grep -E "^$sym=|^# $sym is not set" "$B/.config" | tail -n 1 || true)
-		case "$val" in
-		n) [ -z "$got" ] || [ "$got" = "# $sym is not set" ] && continue ;;
-		*) [ "$got" = "$sym=$val" ] && continue ;;
-		esac
-		lost=$((lost + 1))
-		if [[ "$line" == *"# required"* ]]; then
-			fatal=$((fatal + 1))
-			echo "hardprobe: $target: required option $sym=$val did not stick (got: ${got:-unset})" >&2
-		else
-			echo "hardprobe: $target: option $sym=$val did not stick (got: ${got:-unset})" >&2
-		fi
-	done < <(hp_merged_fragment | grep -E '^CONFIG_' | tac | awk -F= '!seen[$1]++' | tac)
-	[ "$fatal" = 0 ] || hp_die "$target: $fatal required option(s) missing after olddefconfig; see above"
-	if [ "$lost" = 0 ]; then
-		hp_say config "$target" "every requested option stuck"
-	else
-		hp_say config "$target" "$lost requested option(s) did not stick (listed above)"
-	fi
-}
-
 # Run a long make with a progress line every 30 s.
 run_make() {
 	local what=$1 pid t n
@@ -100,10 +70,15 @@ run_make() {
 if [ ! -f "$B/.hardprobe-configured" ]; then
 	hp_say config "$target" "tinyconfig + ${HP_FRAGS// /,}${EXTRA_CONFIG:+ + $EXTRA_CONFIG} in $B"
 	mk tinyconfig >>"$log" 2>&1 || hp_die "$target: make tinyconfig failed; log: $log"
-	hp_merged_fragment | sed -e 's/[[:space:]]*#.*$//' -e '/^$/d' >>"$B/.config"
+	# the fragments, comments removed, merged with the kernel's merge_config.sh (a symbol
+	# set twice, as a variant does: the last line counts), then every CONFIG_ line of them
+	# must have stuck after olddefconfig ("# required": fatal if not)
+	hp_tool fragment "$target" --stripped >"$B/hardprobe-merge.config" || exit 1
+	(cd "$B" && "$HP_KSRC/scripts/kconfig/merge_config.sh" -m -O "$B" "$B/.config" \
+		"$B/hardprobe-merge.config") >>"$log" 2>&1 || hp_die "$target: merge_config.sh failed; log: $log"
 	mk olddefconfig >>"$log" 2>&1 || hp_die "$target: make olddefconfig failed; log: $log"
-	check_config
-	hp_merged_fragment >"$B/hardprobe-fragment.config"
+	hp_tool check-config "$target" "$B/.config" || exit 1
+	hp_tool fragment "$target" >"$B/hardprobe-fragment.config" || exit 1
 	touch "$B/.hardprobe-configured"
 fi
 

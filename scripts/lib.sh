@@ -8,59 +8,30 @@ export HP_T0
 
 hp_elapsed() { local s=$(( $(date +%s) - HP_T0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
-# progress line: stage, target, elapsed since the command started
+# progress line: stage, target, elapsed since the command started (hptool's say() prints
+# the same line from Python; scripts/tests/test_hptool.py ties the two)
 hp_say() { printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--}" "${*:3}" >&2; }
 
 hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 
-# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS from scripts/targets.
-# <arch>-clang-<N> (e.g. x86_64-clang-22), when not a line of its own, is the <arch>-clang
-# line built with clang-<N> (Debian packages clang-N lld-N llvm-N).
+# hptool: the bench's host tool (scripts/hptool), run as "hp_tool <subcommand>"
+hp_tool() { PYTHONPATH=$HP_TOP/scripts${PYTHONPATH:+:$PYTHONPATH} python3 -m hptool "$@"; }
+
+# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS (and HP_CC, HP_UCC, HP_MAKE) from
+# scripts/targets, <arch>-clang-<N> included (hptool/targets.py holds the rules)
 hp_target() {
-	local name=$1 line base="" ver=""
-	line=$(awk -v t="$1" '$1 == t { $1 = ""; print }' "$HP_TOP/scripts/targets")
-	if [ -z "$line" ] && [[ "$1" =~ ^((x86_64|arm64)-clang)-([0-9]+)$ ]]; then
-		base=${BASH_REMATCH[1]} ver=${BASH_REMATCH[3]}
-		line=$(awk -v t="$base" '$1 == t { $1 = ""; print }' "$HP_TOP/scripts/targets")
-	fi
-	[ -n "$line" ] || hp_die "unknown target '$1' (known: $(awk '!/^#/ && NF { printf "%s ", $1 }' "$HP_TOP/scripts/targets")and <arch>-clang-<N>)"
-	# shellcheck disable=SC2086
-	set -- $line
-	HP_ARCH=$1 HP_COMPILER=$2
-	if [ -n "$ver" ]; then
-		HP_COMPILER=clang-$ver
-		local tool
-		for tool in "clang-$ver" "ld.lld-$ver" "llvm-ar-$ver"; do
-			command -v "$tool" >/dev/null ||
-				hp_die "target '$name' needs $tool: install the Debian packages clang-$ver lld-$ver llvm-$ver (apt-get install clang-$ver lld-$ver llvm-$ver)"
-		done
-	fi
-	shift 2
-	HP_FRAGS="$*"
+	local out
+	out=$(hp_tool target "$1") || exit 1
+	eval "$out"
 	HP_TARGET_NAME=${HP_TARGET_NAME:-}
 }
 
 # hp_target_kdir NAME KDIR: like hp_target, for a kernel the bench did not configure
 # (TARGET=debian, KDIR=/KIMAGE=): the architecture and compiler come from KDIR/.config.
 hp_target_kdir() {
-	local cfg=$2/.config cv
-	if awk -v t="$1" '$1 == t { f = 1 } END { exit !f }' "$HP_TOP/scripts/targets" ||
-	   [[ "$1" =~ ^(x86_64|arm64)-clang-[0-9]+$ ]]; then
-		hp_target "$1"
-		return
-	fi
-	[ -f "$cfg" ] || hp_die "$2 is not a prepared kernel build directory (no .config)"
-	HP_ARCH=${ARCH:-x86_64}
-	grep -q '^CONFIG_ARM64=y' "$cfg" && HP_ARCH=arm64
-	grep -q '^CONFIG_X86_64=y' "$cfg" && HP_ARCH=x86_64
-	if grep -q '^CONFIG_CC_IS_CLANG=y' "$cfg"; then
-		cv=$(sed -n 's/^CONFIG_CLANG_VERSION=\([0-9]*\)..../\1/p' "$cfg")
-		HP_COMPILER=clang-$cv
-	else
-		cv=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)..../\1/p' "$cfg")
-		HP_COMPILER=gcc-$cv
-	fi
-	HP_FRAGS=
+	local out
+	out=$(hp_tool target "$1" --kdir "$2") || exit 1
+	eval "$out"
 }
 
 # hp_debian_kernel: the newest installed Debian amd64 kernel that has its headers
@@ -92,25 +63,10 @@ hp_debian_pkgs() {
 	true
 }
 
-# hp_make_args: the kbuild variables that select arch and compiler (array HP_MAKE)
+# hp_make_args: the ccache environment; the kbuild variables that select arch and
+# compiler (array HP_MAKE, and HP_CC) come with hp_target
 hp_make_args() {
-	local ccache=""
-	command -v ccache >/dev/null && ccache="ccache "
-	HP_MAKE=(ARCH="$HP_ARCH")
-	case "$HP_COMPILER" in
-	clang-*)
-		HP_MAKE+=(LLVM="-${HP_COMPILER#clang-}" CC="${ccache}$HP_COMPILER")
-		HP_CC=$HP_COMPILER ;;
-	gcc-*)
-		if [ "$HP_ARCH" = arm64 ]; then
-			HP_MAKE+=(CROSS_COMPILE=aarch64-linux-gnu- CC="${ccache}aarch64-linux-gnu-$HP_COMPILER")
-			HP_CC=aarch64-linux-gnu-$HP_COMPILER
-		else
-			HP_MAKE+=(CC="${ccache}$HP_COMPILER")
-			HP_CC=$HP_COMPILER
-		fi ;;
-	*) hp_die "unknown compiler '$HP_COMPILER'" ;;
-	esac
+	[ -n "${HP_CC:-}" ] || hp_die "unknown compiler '$HP_COMPILER'"
 	export CCACHE_DIR=${CCACHE_DIR:-$HP_CACHE/ccache}
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-6G}
 	export CCACHE_BASEDIR=$HP_CACHE
@@ -126,51 +82,22 @@ hp_ccache_seed() {
 	fi
 }
 
-hp_image_name() { [ "$HP_ARCH" = arm64 ] && echo arch/arm64/boot/Image || echo arch/x86/boot/bzImage; }
+hp_image_name() { hp_tool image "$HP_ARCH" || exit 1; }
 
-# hp_ksrc: the kernel source tree (KSRC, or the Debian package extracted once into the cache)
+# hp_ksrc: the kernel source tree (KSRC, or the Debian package extracted once into the
+# cache): sets HP_KSRC and HP_SRCID
 hp_ksrc() {
-	if [ -n "${KSRC:-}" ]; then
-		[ -f "$KSRC/Makefile" ] || hp_die "KSRC=$KSRC is not a kernel source tree"
-		HP_KSRC=$(cd "$KSRC" && pwd)
-		HP_SRCID="tree:$HP_KSRC:$(make -s -C "$HP_KSRC" kernelversion 2>/dev/null):$(git -C "$HP_KSRC" rev-parse HEAD 2>/dev/null)"
-		return
-	fi
-	local tarball=/usr/src/linux-source-6.12.tar.xz ver
-	[ -f "$tarball" ] || hp_die "no kernel source: install the Debian package linux-source-6.12 (scripts/deps.sh) or pass KSRC=<tree>"
-	ver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || echo unknown)
-	HP_KSRC=$HP_CACHE/src/linux-source-6.12-$ver
-	if [ ! -f "$HP_KSRC/.hardprobe-extracted" ]; then
-		hp_say extract - "linux-source-6.12 $ver into $HP_KSRC"
-		rm -rf "$HP_KSRC.tmp" && mkdir -p "$HP_KSRC.tmp"
-		tar -xf "$tarball" -C "$HP_KSRC.tmp" --strip-components=1 || hp_die "cannot extract $tarball"
-		rm -rf "$HP_KSRC" && mv "$HP_KSRC.tmp" "$HP_KSRC"
-		touch "$HP_KSRC/.hardprobe-extracted"
-	fi
-	HP_SRCID="debian:linux-source-6.12:$ver"
+	local out
+	out=$(hp_tool ksrc) || exit 1
+	eval "$out"
 }
 
-# hp_merged_fragment: the target's fragments plus EXTRA_CONFIG, on stdout
-hp_merged_fragment() {
-	local f
-	for f in $HP_FRAGS; do
-		[ -f "$HP_TOP/configs/$f.config" ] || hp_die "missing fragment configs/$f.config"
-		cat "$HP_TOP/configs/$f.config"
-	done
-	if [ -n "${EXTRA_CONFIG:-}" ]; then
-		[ -f "$EXTRA_CONFIG" ] || hp_die "EXTRA_CONFIG=$EXTRA_CONFIG: no such file"
-		cat "$EXTRA_CONFIG"
-	fi
-}
-
-# hp_builddir: sets HP_BUILD, the cache directory keyed by source, merged config and compiler
+# hp_builddir TARGET: sets HP_BUILD, the cache directory keyed by source, merged config
+# and compiler (hptool/kconfig.py: the key's bytes), and HP_CCVER
 hp_builddir() {
-	local ccver key
-	command -v "$HP_CC" >/dev/null || hp_die "compiler $HP_CC not found: run scripts/deps.sh"
-	ccver=$("$HP_CC" --version | sed -n 1p)
-	HP_CCVER=$ccver
-	key=$( { echo "$HP_SRCID"; echo "$HP_ARCH"; echo "$ccver"; hp_merged_fragment; } | sha256sum | cut -c1-16)
-	HP_BUILD=$HP_CACHE/build/$1-$key
+	local out
+	out=$(HP_SRCID=$HP_SRCID hp_tool builddir "$1") || exit 1
+	eval "$out"
 }
 
 # hp_busybox ARCH: path of a static busybox for the guest's architecture
@@ -205,17 +132,11 @@ file_is_static() {
 	! grep -q 'Requesting program interpreter' <<<"$ph"
 }
 
-# hp_qemu ARCH KERNEL INITRD CMDLINE: the QEMU command line (array HP_QEMU)
+# hp_qemu ARCH KERNEL INITRD CMDLINE: the QEMU command line (array HP_QEMU), from the
+# per-arch records of scripts/hptool/qemu_configs/ (HP_KVM=yes: under KVM where the
+# record allows; HP_MTE=yes: a guest CPU with MTE, for a KASAN_HW_TAGS kernel)
 hp_qemu() {
-	local accel=tcg
-	if [ "$1" = x86_64 ]; then
-		[ "${HP_KVM:-no}" = yes ] && accel=kvm
-		HP_QEMU=(qemu-system-x86_64 -accel "$accel" -cpu max -m 512 -smp 1
-			 -kernel "$2" -initrd "$3" -append "console=ttyS0 $4")
-	else
-		# HP_MTE=yes: a KASAN_HW_TAGS kernel, whose tag checks need the CPU's MTE
-		HP_QEMU=(qemu-system-aarch64 -M "virt${HP_MTE:+,mte=on}" -cpu max,pauth-impdef=on -m 512 -smp 1
-			 -kernel "$2" -initrd "$3" -append "console=ttyAMA0 $4")
-	fi
-	HP_QEMU+=(-nographic -no-reboot -monitor none -serial stdio -nodefaults)
+	local out
+	out=$(hp_tool qemu "$1" "$2" "$3" "$4" --kvm "${HP_KVM:-no}" --mte "${HP_MTE:-}") || exit 1
+	eval "$out"
 }

@@ -8,7 +8,10 @@ Reads, for each target, DIR/<target>/report.json (the module's JSON, schema 1) a
 present, DIR/<target>/bench.json (cost per feature), DIR/<target>/matrix-status.json (how
 `make matrix` ran that target) and DIR/compiler.json (the compiler layer). Writes
 OUT/matrix.md, OUT/matrix.html and OUT/matrix.json (OUT defaults to DIR). An input that is
-absent renders as "—"; nothing is recomputed: outcomes are the module's.
+absent renders as "—"; nothing is recomputed: outcomes are the module's. The rows, their
+order, titles and groups are the module's too: the order of report.json's features[]
+(its registry order), their "title" and "group"; a report without the module's "rules"
+(an older module) is an error.
 Without --targets, every subdirectory of DIR holding a report.json or matrix-status.json.
 """
 import argparse
@@ -19,57 +22,13 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hptool import outcome as rules, targets as hptargets  # noqa: E402
+
 SCHEMA = 1
 DASH = "—"
 
-# rows: the 2019 GCC-versus-Clang comparison's features first, in its order
-SEED = [
-    ("function_sections", "Function sections", ""),
-    ("fallthrough", "Implicit fall-through warning", ""),
-    ("lto", "Link-time optimisation (LTO)", ""),
-    ("stack_clash", "Stack clash protection", ""),
-    ("slh", "Speculative load hardening", ""),
-    ("zero_call_regs", "Zero call-used registers", ""),
-    ("stack_init", "Stack auto-initialisation", ""),
-    ("randstruct", "Struct layout randomisation", ""),
-    ("signed_overflow", "Signed overflow detection", ""),
-    ("unsigned_overflow", "Unsigned overflow detection", ""),
-    ("shadow_call_stack", "Shadow call stack", "backward-edge CFI"),
-    ("pac_ret", "Return-address signing (PAC)", "backward-edge CFI"),
-    ("ret_overwrite", "Return-address overwrite", "backward-edge CFI"),
-    ("kcfi", "kCFI (indirect-call type check)", "forward-edge CFI"),
-    ("ibt", "Indirect branch tracking (IBT)", "forward-edge CFI"),
-    ("bti", "Branch target identification (BTI)", "forward-edge CFI"),
-]
-# then the rest of DESIGN.md's catalogue, in its order; unknown ids after, alphabetically
-CATALOGUE = [
-    ("heap_init_alloc", "Heap init on alloc"),
-    ("heap_init_free", "Heap init on free"),
-    ("stack_canary", "Stack protector (canary)"),
-    ("fortify", "FORTIFY_SOURCE"),
-    ("array_bounds", "Array bounds (UBSAN)"),
-    ("usercopy", "Hardened usercopy"),
-    ("rodata", "Read-only kernel data"),
-    ("ro_after_init", "Read-only after init"),
-    ("nx", "Non-executable data"),
-    ("stack_guard", "Stack guard page"),
-    ("user_exec", "No kernel exec of user memory (SMEP/PXN)"),
-    ("user_access", "No kernel access to user memory (SMAP/PAN)"),
-    ("refcount", "Refcount saturation"),
-    ("list_hardening", "List hardening"),
-    ("slab_free", "Slab free checks"),
-    ("kstack_offset", "Kernel stack offset randomisation"),
-    ("stack_erase", "Stack erase on return to user"),
-    ("mte", "Memory tagging (MTE)"),
-    ("spectre_v1", "Spectre v1 (bounds-check bypass)"),
-    ("sls", "Straight-line speculation"),
-    ("retpoline", "Retpolines"),
-    ("truncation", "Truncation detection"),
-    ("overflow_helpers", "Overflow helpers"),
-]
-NAMES = {fid: name for fid, name, _ in SEED} | dict(CATALOGUE)
-GROUPS = {fid: group for fid, _, group in SEED if group}
-DEFAULT_TARGETS = ["x86_64-gcc", "x86_64-clang", "arm64-gcc", "arm64-clang"]
+DEFAULT_TARGETS = hptargets.MATRIX_DEFAULT
 
 # outcome -> (background, text colour, meaning); "missing" and "failed" are the matrix's own
 PALETTE = {
@@ -102,30 +61,6 @@ def load_json(path):
             return json.load(f), None
     except (OSError, ValueError) as e:
         return None, f"{path}: {e}"
-
-
-def targets_table(top):
-    """{target: (arch, compiler)} from scripts/targets."""
-    out = {}
-    try:
-        with open(os.path.join(top, "scripts", "targets")) as f:
-            for line in f:
-                p = line.split()
-                if len(p) >= 3 and not p[0].startswith("#"):
-                    out[p[0]] = (p[1], p[2])
-    except OSError:
-        pass
-    return out
-
-
-def target_compiler(target, table):
-    """(arch, compiler) of a target name, also for <arch>-clang-<N>."""
-    if target in table:
-        return table[target]
-    m = re.match(r"^(x86_64|arm64)-clang-(\d+)$", target)
-    if m:
-        return m.group(1), f"clang-{m.group(2)}"
-    return None, None
 
 
 def norm_arch(a):
@@ -221,8 +156,31 @@ def discover(results):
     return sorted(found, key=lambda t: (order.get(t, len(order)), t))
 
 
+class ReportError(Exception):
+    pass
+
+
+def row_order(reports, extra_ids):
+    """the rows: the features of the reports in their features[] order (the module's
+    registry order; a feature only some reports have goes after the one it follows
+    there), then ids known only from bench.json or compiler.json, alphabetically; and
+    {id: (title, group, family)} from the first report that has the feature."""
+    order, meta = [], {}
+    for rep in reports:
+        prev = None
+        for f in (rep or {}).get("features", []):
+            fid = f.get("feature")
+            if not fid:
+                continue
+            if fid not in meta:
+                meta[fid] = (f.get("title"), f.get("group"), f.get("family"))
+            if fid not in order:
+                order.insert(order.index(prev) + 1 if prev in order else len(order), fid)
+            prev = fid
+    return order + sorted(set(extra_ids) - set(order)), meta
+
+
 def build_model(results, targets, top):
-    table = targets_table(top)
     problems = []
     cc, err = load_json(os.path.join(results, "compiler.json"))
     if err:
@@ -237,7 +195,16 @@ def build_model(results, targets, top):
         if rep is not None and rep.get("schema") != SCHEMA:
             problems.append(f"{rdir}/report.json: schema {rep.get('schema')!r}, expected {SCHEMA}")
             rep = None
-        arch, comp = target_compiler(t, table)
+        if rep is not None:
+            try:
+                rules.rules_of(rep, f"{rdir}/report.json")
+            except rules.RulesError as e:
+                raise ReportError(str(e)) from None
+            untitled = [f.get("feature") for f in rep.get("features", []) if not f.get("title")]
+            if untitled:
+                raise ReportError(f"{rdir}/report.json: features without a \"title\" "
+                                  f"({', '.join(map(str, untitled[:3]))}): written by an older hardprobe module")
+        arch, comp = hptargets.arch_compiler(t, top)
         kernel = (rep or {}).get("kernel") or {}
         build = kernel.get("build") or {}
         status = "ok" if rep is not None else "missing"
@@ -271,11 +238,9 @@ def build_model(results, targets, top):
 
     ids = set()
     for rep, bench in reports.values():
-        ids |= {f.get("feature") for f in (rep or {}).get("features", []) if f.get("feature")}
         ids |= set(((bench or {}).get("features") or {}).keys())
     ids |= set(((cc or {}).get("features") or {}).keys())
-    order = [fid for fid, _, _ in SEED] + [fid for fid, _ in CATALOGUE if fid in ids]
-    order += sorted(ids - set(order))
+    order, meta = row_order([rep for rep, _ in reports.values()], ids)
 
     compilers = (cc or {}).get("compilers") or []
     cc_by_target = {}
@@ -313,9 +278,9 @@ def build_model(results, targets, top):
             cell["compiler"] = ccent
             cells[t["id"]] = cell
         ccrow = ((cc or {}).get("features") or {}).get(fid)
-        features.append({"id": fid, "name": NAMES.get(fid, fid.replace("_", " ")),
-                         "group": GROUPS.get(fid, "" if fid in NAMES else "other"),
-                         "seed": fid in GROUPS or fid in [s[0] for s in SEED],
+        title, group, family = meta.get(fid, (None, "other", None))
+        features.append({"id": fid, "name": title or fid.replace("_", " "),
+                         "group": group or "", "family": family,
                          "cells": cells, "compiler": ccrow})
     return {"schema": SCHEMA,
             "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -358,8 +323,7 @@ def cc_short(e):
 def known_gaps(cell):
     """"N known gap(s)": probes that got through a documented hole (the feature's
     outcome leaves them out), or "" when there are none."""
-    n = sum(1 for p in cell.get("probes") or []
-            if p.get("known_gap") and p.get("outcome") == "vulnerable")
+    n = len(rules.known_gaps(cell.get("probes")))
     return f"{n} known gap{'s' if n > 1 else ''}" if n else ""
 
 
@@ -677,7 +641,11 @@ def main(argv):
         print(f"hardprobe: error: no results in {results}: no <target>/report.json (run make matrix)",
               file=sys.stderr)
         return 1
-    m = build_model(results, targets, top)
+    try:
+        m = build_model(results, targets, top)
+    except ReportError as e:
+        print(f"hardprobe: error: {e}", file=sys.stderr)
+        return 1
     os.makedirs(out, exist_ok=True)
     for name, text in (("matrix.json", json.dumps(m, indent=1, ensure_ascii=False) + "\n"),
                        ("matrix.md", render_md(m)), ("matrix.html", render_html(m))):

@@ -18,34 +18,14 @@ RES=${RESULTS:-$HP_TOP/results}
 mkdir -p "$RES"
 RES=$(cd "$RES" && pwd)
 
-if [ $# -gt 0 ]; then
-	targets=("$@")
-else
-	read -r -a targets <<<"${TARGETS:-x86_64-gcc x86_64-clang arm64-gcc arm64-clang}"
-fi
-COMPILERS=${COMPILERS:-}
-for c in ${COMPILERS//,/ }; do
-	case "$c" in
-	clang-[0-9]*) targets+=("x86_64-$c" "arm64-$c") ;;
-	*) hp_die "COMPILERS=$COMPILERS: '$c' is not clang-<N> (e.g. COMPILERS=clang-22; GCC targets are in scripts/targets)" ;;
-	esac
-done
-# drop repeats, keep the order
-mapfile -t targets < <(printf '%s\n' "${targets[@]}" | awk '!seen[$0]++')
+# the targets given (default x86_64-gcc x86_64-clang arm64-gcc arm64-clang), then
+# <arch>-clang-<N> for each clang-<N> of COMPILERS, no repeats (hptool/targets.py)
+list=$(hp_tool matrix-targets "$@") || exit 1
+mapfile -t targets <<<"$list"
 n=${#targets[@]}
-[ "$n" -gt 0 ] || hp_die "no targets"
 
 # status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG: results/<target>/matrix-status.json
-status() {
-	python3 - "$@" <<'EOF'
-import json, sys
-f, t, st, stage, rc, el, reason, log = sys.argv[1:9]
-with open(f, "w") as out:
-    json.dump({"schema": 1, "target": t, "status": st, "stage": stage, "rc": int(rc),
-               "elapsed_s": int(el), "reason": reason, "log": log}, out, indent=1)
-    out.write("\n")
-EOF
-}
+status() { hp_tool status "$@"; }
 
 # the stage after the last one run.sh recorded in stages.txt
 failed_stage() {
@@ -108,8 +88,8 @@ if [ -f "$HP_TOP/scripts/ccprobe.py" ]; then
 	ccs=()
 	for t in "${targets[@]}"; do
 		( hp_target "$t" ) >/dev/null 2>&1 || continue
-		hp_target "$t"
-		ccs+=("$HP_COMPILER/$HP_ARCH")	# ccprobe.py's compiler ids
+		read -r arch comp <<<"$(hp_tool arch-compiler "$t")"
+		ccs+=("$comp/$arch")	# ccprobe.py's compiler ids
 	done
 	mapfile -t ccs < <(printf '%s\n' "${ccs[@]}" | awk 'NF && !seen[$0]++')
 	hp_say matrix - "compiler layer: scripts/ccprobe.py ${ccs[*]}"

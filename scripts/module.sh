@@ -31,9 +31,9 @@ rm -f "$out/hardprobe_kunit.ko"
 hp_ksrc
 ks=$HP_KSRC/tools/testing/selftests
 [ -f "$ks/kselftest.h" ] || hp_die "no $ks/kselftest.h in the kernel source"
-cross=
-[ "$HP_ARCH" = arm64 ] && cross=aarch64-linux-gnu-
-command -v "${cross}gcc" >/dev/null || hp_die "${cross}gcc not found: run scripts/deps.sh"
+# the user-space compiler of the arch's record (hptool/qemu_configs/<arch>.py)
+cross=${HP_UCC%gcc}
+command -v "$HP_UCC" >/dev/null || hp_die "$HP_UCC not found: run scripts/deps.sh"
 mkdir -p "$out/kselftest"
 rsync -a --delete --exclude hardprobe_test --exclude hardprobe_fuzz --exclude hardprobe_trust \
 	"$HP_TOP/selftests/hardprobe/" "$out/kselftest/hardprobe/"

@@ -8,15 +8,11 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-want=${OFF:-}
+variants=$(hp_tool off-variants "${OFF:-}") || exit 1
 fail=0
 declare -A based
-trim() { local v=$1; v=${v#"${v%%[![:space:]]*}"}; printf '%s' "${v%"${v##*[![:space:]]}"}"; }
-while IFS='|' read -r name target kind value feats; do
-	case "$name" in ''|'#'*) continue ;; esac
-	name=$(trim "$name") target=$(trim "$target") kind=$(trim "$kind")
-	value=$(trim "$value") feats=$(trim "$feats")
-	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
+while IFS=$'\t' read -r name target kind value feats; do
+	[ -n "$name" ] || continue
 	O=$HP_TOP/results/off/$name
 	mkdir -p "$O"
 	if [ -z "${based[$target]:-}" ]; then
@@ -34,5 +30,5 @@ while IFS='|' read -r name target kind value feats; do
 	fi || tail -n 5 "$O/run.log" >&2
 	python3 "$HP_TOP/scripts/offcheck.py" "$name" "$HP_TOP/results/off/base/$target" \
 		"$O/$target" "$feats" || fail=1
-done <"$HP_TOP/scripts/off-variants"
+done <<<"$variants"
 exit $fail

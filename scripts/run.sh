@@ -53,22 +53,12 @@ stage module
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
 stage initramfs
 
-# KVM only if a quick probe boot proves it works (cached per machine)
-HP_KVM=no
-if [ "$HP_ARCH" = x86_64 ] && [ "$(uname -m)" = x86_64 ] && [ -w /dev/kvm ]; then
-	if [ ! -f "$HP_CACHE/kvm-probe" ]; then
-		hp_qemu x86_64 "$image" "$M/initramfs.cpio.gz" "panic=-1 hardprobe.mode=noop"
-		HP_QEMU[2]=kvm
-		# (captured, then matched: "qemu | grep -q" under pipefail fails on SIGPIPE)
-		kvmlog=$(timeout 30 "${HP_QEMU[@]}" 2>&1) || true
-		if grep -q 'hardprobe:end' <<<"$kvmlog"; then
-			echo yes >"$HP_CACHE/kvm-probe"
-		else
-			echo no >"$HP_CACHE/kvm-probe"
-		fi
-	fi
-	HP_KVM=$(cat "$HP_CACHE/kvm-probe")
+# KVM only if a quick probe boot proves it works (cached per machine; n/a: not tried)
+HP_KVM=$(hp_tool kvm-probe "$HP_ARCH" "$image" "$M/initramfs.cpio.gz") || exit 1
+if [ "$HP_KVM" != n/a ]; then
 	stage kvm-probe
+else
+	HP_KVM=no
 fi
 export HP_KVM
 

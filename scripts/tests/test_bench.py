@@ -70,7 +70,7 @@ def main():
     check("timeout-fails-run", p.returncode != 0 and "TIMEOUT" in p.stderr, p.stderr.strip())
     check("timeout-keeps-partial", os.path.exists(os.path.join(rdir, "report.json")))
     j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
-                        os.path.join(SCRIPTS, "expect", "x86_64-gcc")],
+                        os.path.join(SCRIPTS, "expect.table"), "x86_64-gcc"],
                        capture_output=True, text=True)
     check("timeout-judged-fail", j.returncode != 0 and "guest-finished: FAIL" in j.stdout)
     shutil.rmtree(d)
@@ -90,9 +90,20 @@ def main():
     bad = LOG.replace("ok 1 stack_init\n", "not ok 1 stack_init\n", 1)
     d, rdir, p = run_collect(bad)
     j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
-                        os.path.join(SCRIPTS, "expect", "x86_64-gcc")],
+                        os.path.join(SCRIPTS, "expect.table"), "x86_64-gcc"],
                        capture_output=True, text=True)
     check("not-ok-judged-fail", j.returncode != 0 and "report-ktap: FAIL" in j.stdout)
+    shutil.rmtree(d)
+
+    # a report of an older module (no "rules"): the collector says so and fails, and the
+    # judge fails the rules check; neither falls back to a copy of the rules
+    older = re.sub(r'\n"rules":\{.*?\},(\r?\n"features")', r"\n\1", LOG, count=1, flags=re.S)
+    d, rdir, p = run_collect(older, {"console-stack_canary.smash.log": SMASH})
+    j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+                        os.path.join(SCRIPTS, "expect.table"), "x86_64-gcc"],
+                       capture_output=True, text=True)
+    check("no-rules-refused", older != LOG and p.returncode != 0 and 'has no "rules"' in p.stderr
+          and j.returncode != 0 and "json-rules: FAIL" in j.stdout, p.stderr.strip()[:100])
     shutil.rmtree(d)
 
     # several KUnit suite documents become one KTAP document

@@ -39,8 +39,9 @@ def render(rdir, out, targets=None):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-# a seed feature taken out of the recorded reports for the "never probed" case
+# a feature taken out of one recorded report (x86_64-gcc) for the "not probed there" case
 UNPROBED = "lto"
+UNPROBED_ON = "x86_64-gcc"
 
 
 def fixture_reports():
@@ -191,9 +192,11 @@ def main(argv):
     # 1. the recorded results alone: no bench.json, no compiler.json
     plain = os.path.join(tmp, "plain-results")
     shutil.copytree(FIXTURES, plain, ignore=shutil.ignore_patterns("bench.json"))
-    # and a feature no target probed (an older module): its row must be all dashes
+    # and a feature one target did not probe: its cell there must be a dash
+    registry = [f["feature"] for f in reports["arm64-clang"]["features"]]
     for t, r in reports.items():
-        r["features"] = [f for f in r["features"] if f["feature"] != UNPROBED]
+        if t == UNPROBED_ON:
+            r["features"] = [f for f in r["features"] if f["feature"] != UNPROBED]
         with open(os.path.join(plain, t, "report.json"), "w") as f:
             json.dump(r, f)
     out = os.path.join(tmp, "plain")
@@ -210,12 +213,19 @@ def main(argv):
     hp = parse_html(page)
     head, mrows = md_rows(md)
 
-    want_rows = [s[0] for s in matrix.SEED] + sorted(
-        {f["feature"] for r in reports.values() for f in r["features"]} - {s[0] for s in matrix.SEED})
+    want_rows = {f["feature"] for r in reports.values() for f in r["features"]}
     jrows = [f["id"] for f in model["features"]]
     check("matrix-rows-all-features", set(want_rows) <= set(jrows) and set(want_rows) <= set(hp.rows)
           and set(want_rows) <= set(mrows), f"{len(jrows)} rows")
-    check("matrix-rows-seed-order-first", jrows[:len(matrix.SEED)] == [s[0] for s in matrix.SEED])
+    # the rows in the module's registry order (report.json features[]), a feature missing
+    # from one report in its place all the same; titles and groups are the module's
+    check("matrix-rows-registry-order", jrows == registry, " ".join(jrows[:4]) + " ...")
+    rep = {f["feature"]: f for f in reports["arm64-clang"]["features"]}
+    names = {f["id"]: (f["name"], f["group"]) for f in model["features"]}
+    check("matrix-rows-titles-from-json", all(names[fid] == (rep[fid]["title"], rep[fid]["group"])
+                                              for fid in registry)
+          and names["kcfi"][1] == "forward-edge CFI" and "(`kcfi`), forward-edge CFI" in md,
+          f"kcfi: {names['kcfi']}")
     check("matrix-columns-all-targets", [t["id"] for t in model["targets"]] == targets == hp.targets
           and all(any(h.startswith(t + " ") for h in head) for t in targets), " ".join(hp.targets))
 
@@ -246,10 +256,23 @@ def main(argv):
           and all(c["cost"] is None for f in model["features"] for c in f["cells"].values())
           and model["compiler_layer"] is False
           and mrows["stack_init"][0].endswith("· —"))
-    unseen = [fid for fid in (s[0] for s in matrix.SEED)
-              if all(fid not in {f["feature"] for f in r["features"]} for r in reports.values())]
-    check("matrix-unprobed-feature-dash", unseen and all(c == "—" for c in mrows[unseen[0]])
-          and all(o == "missing" for o, _ in hp.rows[unseen[0]]), unseen[0] if unseen else "")
+    ui = targets.index(UNPROBED_ON)
+    check("matrix-unprobed-feature-dash", mrows[UNPROBED][ui] == "—"
+          and hp.rows[UNPROBED][ui][0] == "missing"
+          and all(o != "missing" for i, (o, _) in enumerate(hp.rows[UNPROBED]) if i != ui),
+          f"{UNPROBED} on {UNPROBED_ON}: {mrows[UNPROBED][ui]}")
+
+    # results of an older module (no "rules" in report.json): a clear error, no render
+    old = os.path.join(tmp, "old-results")
+    shutil.copytree(FIXTURES, old)
+    r = json.load(open(os.path.join(old, "x86_64-gcc", "report.json")))
+    del r["rules"]
+    with open(os.path.join(old, "x86_64-gcc", "report.json"), "w") as f:
+        json.dump(r, f)
+    p = render(old, os.path.join(tmp, "old"))
+    check("matrix-old-report-refused", p.returncode == 1 and 'has no "rules"' in p.stderr
+          and "older hardprobe module" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "old", "matrix.md")), p.stderr.strip()[:160])
 
     render(FIXTURES, os.path.join(tmp, "readme"))
     full = open(os.path.join(tmp, "readme", "matrix.md")).read()

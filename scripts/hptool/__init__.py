@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+"""hptool: the hardprobe bench's host tool.
+
+One package for what the bench's shell scripts and Python scripts share: target
+parsing (targets), the QEMU command line from per-arch records (qemu, qemu_configs/),
+the outcome rules read from the module's JSON (outcome), KTAP through the kernel's own
+kunit_parser (ktap), the expectation table (expect), the config fragments and the
+kernel cache key (kconfig), symbol sizes through binutils (symbols) and the check
+tallies (tally). Run as `python3 -m hptool <subcommand>` (PYTHONPATH=scripts), or
+import it from scripts/*.py.
+"""
+import os
+import sys
+
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(SCRIPTS)
+CACHE = os.environ.get("HARDPROBE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hardprobe")
+
+
+class Error(Exception):
+    """A user-facing error: printed as "hardprobe: error: <message>", exit 1."""
+
+
+def die(msg):
+    print(f"hardprobe: error: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def say(stage, target, msg):
+    """a progress line, as lib.sh's hp_say: elapsed time since HP_T0, stage, target."""
+    import time
+    s = int(time.time()) - int(os.environ.get("HP_T0") or time.time())
+    el = f"{s // 60}m{s % 60:02d}s"
+    print(f"[hardprobe {el:>7}] {stage:<8} {target or '-':<14} {msg}", file=sys.stderr)

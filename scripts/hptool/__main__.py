@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+"""python3 -m hptool <subcommand> ...  (PYTHONPATH=scripts; the bench's shell scripts call it)
+
+  target NAME [--kdir DIR]      shell assignments HP_ARCH HP_COMPILER HP_FRAGS HP_CC HP_MAKE
+                                (KDIR: a kernel the bench did not configure, from its .config)
+  matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
+  arch-compiler NAME            "ARCH COMPILER" of a target, tools not checked (empty: unknown)
+  qemu ARCH KERNEL INITRD CMDLINE [--kvm yes|no] [--mte yes|no]
+                                the QEMU command line, as HP_QEMU=(...)
+  image ARCH                    the boot image's path in a build directory
+  kvm-probe ARCH KERNEL INITRD  yes|no (cached per machine), n/a where KVM cannot be tried
+  ksrc                          HP_KSRC HP_SRCID (extracts linux-source-6.12 once)
+  fragment TARGET [--stripped]  the target's merged config fragments (+ EXTRA_CONFIG)
+  builddir TARGET               HP_BUILD HP_CCVER: the cached build directory (env HP_SRCID)
+  check-config TARGET DOTCONFIG the fragment lines that did not stick (exit 1: a required one)
+  tally LOG                     "N passed, N failed" ("N skipped" before it); exit 1 on any failure
+  findings LOG                  "N first-finding" of a debug kernel's log
+  status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
+  expect TABLE TARGET           one target's view of the expectation table
+  ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
+                                of its lines holding TEXT only
+  symbols OBJECT...             "size name" of each defined function (readelf)
+  off-variants [NAME,...]       the variants of scripts/off-variants, one a line, fields
+                                split by tabs: name target kind value features
+"""
+import json
+import os
+import sys
+
+from . import CACHE, Error, say
+from . import expect, findings, kconfig, ktap, offvariants, qemu, symbols, tally, targets
+
+
+def opt(args, name, default=None):
+    if name in args:
+        i = args.index(name)
+        val = args[i + 1] if i + 1 < len(args) else ""
+        del args[i:i + 2]
+        return val
+    return default
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = argv[0], list(argv[1:])
+    if cmd == "target":
+        kdir = opt(args, "--kdir")
+        t = targets.from_config(args[0], kdir) if kdir else targets.resolve(args[0])
+        sys.stdout.write(t.shell())
+    elif cmd == "matrix-targets":
+        names = args or os.environ.get("TARGETS", "").split()
+        ts = targets.matrix_targets(names, os.environ.get("COMPILERS", ""))
+        if not ts:
+            raise Error("no targets")
+        print("\n".join(ts))
+    elif cmd == "arch-compiler":
+        a, c = targets.arch_compiler(args[0])
+        if a:
+            print(a, c)
+    elif cmd == "qemu":
+        kvm, mte = opt(args, "--kvm", "no"), opt(args, "--mte", "")
+        arch, kernel, initrd, cmdline = args
+        sys.stdout.write(qemu.shell_array("HP_QEMU", qemu.command(
+            arch, kernel, initrd, cmdline, kvm=kvm == "yes", mte=mte == "yes")))
+    elif cmd == "image":
+        print(qemu.image(args[0]))
+    elif cmd == "kvm-probe":
+        print(qemu.kvm_probe(*args))
+    elif cmd == "ksrc":
+        import shlex
+        path, srcid = kconfig.ksrc(say=say)
+        print(f"HP_KSRC={shlex.quote(path)}\nHP_SRCID={shlex.quote(srcid)}")
+    elif cmd == "fragment":
+        strip = "--stripped" in args
+        args = [a for a in args if a != "--stripped"]
+        text = kconfig.merged_fragment(targets.resolve(args[0]).frags)
+        if strip:
+            sys.stdout.write(kconfig.stripped(text.decode(errors="replace")))
+        else:
+            sys.stdout.buffer.write(text)
+    elif cmd == "builddir":
+        import shlex
+        t = targets.resolve(args[0])
+        srcid = os.environ.get("HP_SRCID")
+        if not srcid:
+            raise Error("builddir: HP_SRCID is not set (lib.sh hp_ksrc)")
+        ccver = kconfig.compiler_version(t.cc())
+        key = kconfig.cache_key(srcid, t.arch, ccver, kconfig.merged_fragment(t.frags))
+        print(f"HP_BUILD={shlex.quote(os.path.join(CACHE, 'build', args[0] + '-' + key))}\n"
+              f"HP_CCVER={shlex.quote(ccver)}")
+    elif cmd == "check-config":
+        t = targets.resolve(args[0])
+        text = kconfig.merged_fragment(t.frags).decode(errors="replace")
+        msgs, lost, fatal = kconfig.check_config(text, args[1], args[0])
+        for m in msgs:
+            print(m, file=sys.stderr)
+        if fatal:
+            raise Error(f"{args[0]}: {fatal} required option(s) missing after olddefconfig; see above")
+        say("config", args[0], "every requested option stuck" if not lost else
+            f"{lost} requested option(s) did not stick (listed above)")
+    elif cmd == "tally":
+        text = open(args[0], errors="replace").read()
+        print(tally.summary(text))
+        return 1 if tally.count(text)[1] else 0
+    elif cmd == "findings":
+        found = findings.findings(open(args[0], errors="replace"))
+        print(len(found), found[0] if found else "")
+    elif cmd == "status":
+        f, t, st, stage, rc, el, reason, log = args[:8]
+        with open(f, "w") as out:
+            json.dump({"schema": 1, "target": t, "status": st, "stage": stage, "rc": int(rc),
+                       "elapsed_s": int(el), "reason": reason, "log": log}, out, indent=1)
+            out.write("\n")
+    elif cmd == "expect":
+        sys.stdout.write(expect.parse(args[0]).render(args[1]))
+    elif cmd == "ktap-extract":
+        only = opt(args, "--only")
+        sys.stdout.write(ktap.extract(open(args[0], errors="replace").read(), only=only))
+    elif cmd == "symbols":
+        for path in args:
+            for name, size in sorted(symbols.function_sizes(path).items()):
+                print(size, name)
+    elif cmd == "off-variants":
+        for v in offvariants.select(offvariants.parse(), args[0] if args else ""):
+            print("\t".join(v[k] for k in ("name", "target", "kind", "value", "features")))
+    else:
+        print(f"hptool: unknown subcommand {cmd!r}\n{__doc__}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (Error, expect.TableError) as e:
+        print(f"hardprobe: error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except (ValueError, IndexError) as e:
+        print(f"hptool: {sys.argv[1:2]}: {e}\n{__doc__}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Config fragments, the kernel source, and the kernel cache key.
+
+The cache key of a reference kernel is sha256 over these bytes, cut to 16 hex digits:
+the source id, the arch, the compiler's first --version line (each with a newline),
+then the raw text of the merged fragments (comments included). Any change to those
+bytes rebuilds every cached kernel: keep them exactly.
+"""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from . import CACHE, TOP, Error
+
+
+def merged_fragment(frags, top=TOP, extra=None):
+    """the target's fragments plus EXTRA_CONFIG, concatenated (the raw bytes)."""
+    out = b""
+    for f in frags:
+        path = os.path.join(top, "configs", f + ".config")
+        if not os.path.isfile(path):
+            raise Error(f"missing fragment configs/{f}.config")
+        out += open(path, "rb").read()
+    extra = os.environ.get("EXTRA_CONFIG", "") if extra is None else extra
+    if extra:
+        if not os.path.isfile(extra):
+            raise Error(f"EXTRA_CONFIG={extra}: no such file")
+        out += open(extra, "rb").read()
+    return out
+
+
+def stripped(text):
+    """the fragment without comments and blank lines: what merge_config.sh merges."""
+    out = []
+    for line in text.splitlines():
+        line = re.sub(r"\s*#.*$", "", line)
+        if line.strip():
+            out.append(line)
+    return "\n".join(out) + "\n" if out else ""
+
+
+def wanted(text):
+    """[(symbol, value, required)] of a fragment's CONFIG_ lines; for a symbol set twice
+    (as a variant does) the last line counts, in the order of those last lines."""
+    last = {}
+    for line in text.splitlines():
+        if not line.startswith("CONFIG_") or "=" not in line:
+            continue
+        want = re.sub(r"\s", "", line.split("#", 1)[0])
+        sym, val = want.split("=", 1)
+        last.pop(sym, None)
+        last[sym] = (val, "# required" in line)
+    return [(s, v, r) for s, (v, r) in last.items()]
+
+
+def check_config(text, dotconfig, target):
+    """(messages, lost, fatal): the fragment lines that did not stick after olddefconfig."""
+    lines = open(dotconfig, errors="replace").read().splitlines()
+    msgs, lost, fatal = [], 0, 0
+    for sym, val, required in wanted(text):
+        got = ""
+        for line in lines:
+            if line.startswith(sym + "=") or line == f"# {sym} is not set":
+                got = line
+        if val == "n":
+            if got in ("", f"# {sym} is not set"):
+                continue
+        elif got == f"{sym}={val}":
+            continue
+        lost += 1
+        fatal += required
+        msgs.append(f"hardprobe: {target}: {'required ' if required else ''}option {sym}={val} "
+                    f"did not stick (got: {got or 'unset'})")
+    return msgs, lost, fatal
+
+
+def ksrc(say=None):
+    """(path, srcid) of the kernel source: KSRC, or the Debian package linux-source-6.12
+    extracted once into the cache (extracted here when it is not)."""
+    env = os.environ.get("KSRC")
+    if env:
+        if not os.path.isfile(os.path.join(env, "Makefile")):
+            raise Error(f"KSRC={env} is not a kernel source tree")
+        path = os.path.abspath(env)     # as "cd KSRC && pwd": the cache key holds it
+
+        def out(cmd):       # as $(cmd 2>/dev/null): its output, whatever its status
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            return p.stdout.rstrip("\n")
+        kv = out(["make", "-s", "-C", path, "kernelversion"])
+        head = out(["git", "-C", path, "rev-parse", "HEAD"])
+        return path, f"tree:{path}:{kv}:{head}"
+    tarball = "/usr/src/linux-source-6.12.tar.xz"
+    if not os.path.isfile(tarball):
+        raise Error("no kernel source: install the Debian package linux-source-6.12 "
+                    "(scripts/deps.sh) or pass KSRC=<tree>")
+    p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "linux-source-6.12"],
+                       capture_output=True, text=True)
+    ver = p.stdout if p.returncode == 0 and p.stdout else "unknown"
+    path = os.path.join(CACHE, "src", f"linux-source-6.12-{ver}")
+    if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
+        if say:
+            say("extract", "-", f"linux-source-6.12 {ver} into {path}")
+        tmp = path + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
+            raise Error(f"cannot extract {tarball}")
+        shutil.rmtree(path, ignore_errors=True)
+        os.rename(tmp, path)
+        open(os.path.join(path, ".hardprobe-extracted"), "w").close()
+    return path, f"debian:linux-source-6.12:{ver}"
+
+
+def ksrc_path():
+    """the kernel source tree if it is there (KSRC, or the extracted Debian package),
+    without extracting anything; None otherwise."""
+    env = os.environ.get("KSRC")
+    if env:
+        return os.path.realpath(env) if os.path.isfile(os.path.join(env, "Makefile")) else None
+    p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "linux-source-6.12"],
+                       capture_output=True, text=True)
+    ver = p.stdout if p.returncode == 0 and p.stdout else "unknown"
+    path = os.path.join(CACHE, "src", f"linux-source-6.12-{ver}")
+    return path if os.path.isfile(os.path.join(path, ".hardprobe-extracted")) else None
+
+
+def compiler_version(cc):
+    """the compiler's first --version line."""
+    if shutil.which(cc) is None:
+        raise Error(f"compiler {cc} not found: run scripts/deps.sh")
+    p = subprocess.run([cc, "--version"], capture_output=True)
+    return p.stdout.decode(errors="replace").split("\n", 1)[0]
+
+
+def cache_key(srcid, arch, ccver, fragment):
+    """the 16 hex digits of a reference kernel's cache directory name."""
+    data = f"{srcid}\n{arch}\n{ccver}\n".encode() + fragment
+    return hashlib.sha256(data).hexdigest()[:16]

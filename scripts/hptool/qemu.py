@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The QEMU command line of a guest, built from the per-arch records in qemu_configs/."""
+import os
+import platform
+import shlex
+import subprocess
+
+from . import CACHE, Error
+from . import qemu_configs
+
+# every guest: one CPU, 512 MiB, the console on stdio, no devices but the serial port
+COMMON = ["-m", "512", "-smp", "1"]
+TAIL = ["-nographic", "-no-reboot", "-monitor", "none", "-serial", "stdio", "-nodefaults"]
+
+
+def record(arch):
+    try:
+        return qemu_configs.get(arch)
+    except KeyError:
+        raise Error(f"no QEMU record for arch '{arch}' (scripts/hptool/qemu_configs/)") from None
+
+
+def image(arch):
+    """the boot image of a kernel build directory, relative to it."""
+    return record(arch).image
+
+
+def command(arch, kernel, initrd, cmdline, kvm=False, mte=False):
+    """the QEMU argv; kvm only where the record allows it, mte only where it has MTE."""
+    r = record(arch)
+    argv = [r.binary]
+    machine = list(r.machine)
+    if mte and r.mte_machine:
+        machine[-1] += "," + r.mte_machine
+    argv += machine
+    if r.kvm:
+        argv += ["-accel", "kvm" if kvm else "tcg"]
+    argv += ["-cpu", r.cpu] + COMMON + r.extra
+    argv += ["-kernel", kernel, "-initrd", initrd, "-append", f"console={r.console} {cmdline}"]
+    return argv + TAIL
+
+
+def shell_array(var, argv):
+    return f"{var}=(" + " ".join(shlex.quote(a) for a in argv) + ")\n"
+
+
+def kvm_usable(arch):
+    """KVM can be tried: the record allows it, the host is that arch, /dev/kvm is writable."""
+    return record(arch).kvm and platform.machine() == arch and os.access("/dev/kvm", os.W_OK)
+
+
+def kvm_probe(arch, kernel, initrd, cache=CACHE):
+    """"yes" or "no" once per machine (cached in $HARDPROBE_CACHE/kvm-probe), "n/a" where
+    KVM cannot be tried: a quick noop boot under KVM must reach the guest's end marker."""
+    if not kvm_usable(arch):
+        return "n/a"
+    path = os.path.join(cache, "kvm-probe")
+    if not os.path.exists(path):
+        argv = command(arch, kernel, initrd, "panic=-1 hardprobe.mode=noop", kvm=True)
+        try:
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=30)
+            out = p.stdout.decode(errors="replace")
+        except subprocess.TimeoutExpired as e:
+            out = (e.stdout or b"").decode(errors="replace")
+        except OSError:
+            out = ""
+        os.makedirs(cache, exist_ok=True)
+        with open(path, "w") as f:
+            f.write("yes\n" if "hardprobe:end" in out else "no\n")
+    return open(path).read().strip()

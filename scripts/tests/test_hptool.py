@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of the bench's host tool (scripts/hptool): targets, the QEMU command lines,
+the kernel cache key, the outcome rules, the expectation table, KTAP through kunit_parser,
+the tallies, the debug log's findings and symbol sizes through readelf.
+
+What the shell scripts computed before is compared with the package's answer: the
+command lines and targets recorded from lib.sh of b781ecb (hptool/lib-b781ecb.txt), and
+where the old code can run here, the old code itself (git show b781ecb:...).
+Prints one "check host <name>: ok|FAIL|SKIP" line per test; exit 1 on any FAIL.
+"""
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+TOP = os.path.dirname(SCRIPTS)
+sys.path.insert(0, SCRIPTS)
+from hptool import Error, expect, findings, kconfig, ktap, offvariants, outcome, qemu, symbols, tally, targets  # noqa: E402
+
+BASE = "b781ecb"
+TARGETS = ["x86_64-gcc", "x86_64-clang", "arm64-gcc", "arm64-clang", "debian", "x86_64-gcc-debug"]
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(bool(ok))
+    print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}", flush=True)
+
+
+def skip(name, why):
+    print(f"check host {name}: SKIP {why}", flush=True)
+
+
+def old(path):
+    """a file of the tree before the host tool (git show b781ecb:path), or None."""
+    p = subprocess.run(["git", "-C", TOP, "show", f"{BASE}:{path}"], capture_output=True, text=True)
+    return p.stdout if p.returncode == 0 else None
+
+
+def recorded():
+    """{key: value} of hptool/lib-b781ecb.txt ("key: value" lines)."""
+    out = {}
+    for line in open(os.path.join(HERE, "hptool", "lib-b781ecb.txt")):
+        if line.startswith("#") or ": " not in line:
+            continue
+        k, v = line.rstrip("\n").split(": ", 1)
+        out[k] = v
+    return out
+
+
+def sh(call, env=None):
+    return subprocess.run(["bash", "-c", f"set -euo pipefail; . '{SCRIPTS}/lib.sh'; {call}"],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_targets(rec):
+    bad = []
+    for k, v in rec.items():
+        if not k.startswith("target "):
+            continue
+        t = targets.resolve(k.split()[1])
+        got = f"HP_ARCH={t.arch} HP_COMPILER={t.compiler} HP_FRAGS={' '.join(t.frags)}"
+        if got != v:
+            bad.append(f"{k}: {got}")
+    check("hptool-targets-as-lib-sh", not bad and len([k for k in rec if k.startswith("target ")]) >= 8,
+          "; ".join(bad[:2]))
+    # through lib.sh, as the scripts call it
+    p = sh("hp_target arm64-clang; echo $HP_ARCH $HP_COMPILER $HP_FRAGS $HP_CC $HP_UCC")
+    check("hptool-lib-sh-hp-target", p.stdout.strip() ==
+          "arm64 clang-19 common hardening arm64 clang arm64-clang clang-19 aarch64-linux-gnu-gcc",
+          p.stdout.strip() or p.stderr.strip())
+
+    # x86_64-clang-22: the error names the packages when clang-22 is missing, the
+    # x86_64-clang line with clang-22 when it is there (stand-ins on PATH)
+    path = os.environ["PATH"]
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        try:
+            os.environ["PATH"] = d
+            try:
+                targets.resolve("x86_64-clang-22")
+                err = "resolved without clang-22"
+            except Error as e:
+                err = str(e)
+            for tool in ("clang-22", "ld.lld-22", "llvm-ar-22"):
+                with open(os.path.join(d, tool), "w") as f:
+                    f.write("#!/bin/sh\n")
+                os.chmod(os.path.join(d, tool), 0o755)
+            t = targets.resolve("x86_64-clang-22")
+        finally:
+            os.environ["PATH"] = path
+    want = rec["target-error x86_64-clang-22"].removeprefix("hardprobe: error: ")
+    check("hptool-target-clang-n-missing", err == want, err)
+    check("hptool-target-clang-n", (t.arch, t.compiler, t.frags, t.make_args(ccache=False)) ==
+          ("x86_64", "clang-22", ["common", "hardening", "x86_64", "clang"],
+           ["ARCH=x86_64", "LLVM=-22", "CC=clang-22"]), f"{t}")
+    try:
+        targets.resolve("bogus")
+        err = ""
+    except Error as e:
+        err = str(e)
+    check("hptool-target-unknown", err == rec["target-error bogus"].removeprefix("hardprobe: error: "), err)
+    for name in ("riscv-clang-19", "x86_64-clang-", "x86_64-gcc-13"):
+        try:
+            targets.resolve(name, check_tools=False)
+            err = ""
+        except Error as e:
+            err = str(e)
+        if not err.startswith(f"unknown target '{name}'"):
+            check("hptool-target-malformed", False, f"{name}: {err or 'resolved'}")
+            break
+    else:
+        check("hptool-target-malformed", True, "riscv-clang-19, x86_64-clang-, x86_64-gcc-13 refused")
+    # shell-assignable output, through the same eval lib.sh does
+    p = subprocess.run(["bash", "-c", 'eval "$(PYTHONPATH=$0 python3 -m hptool target arm64-gcc)"; '
+                        'printf "%s|" "$HP_ARCH" "$HP_COMPILER" "$HP_FRAGS" "$HP_CC" "${HP_MAKE[@]}"', SCRIPTS],
+                       capture_output=True, text=True)
+    mk = targets.resolve("arm64-gcc").make_args()
+    check("hptool-target-shell", p.stdout == "|".join(["arm64", "gcc-12", "common hardening arm64",
+                                                        "aarch64-linux-gnu-gcc-12"] + mk) + "|", p.stdout)
+    bad = []
+    for k, v in rec.items():
+        if k.startswith("make "):
+            t = targets.resolve(k.split()[1])
+            want_cc, want_make = v.split(" HP_MAKE=")
+            if (f"HP_CC={t.cc()}", shlex.split(want_make)) != (want_cc, t.make_args(ccache=True)):
+                bad.append(k)
+    check("hptool-make-args-as-lib-sh", not bad, " ".join(bad))
+
+    # kernels the bench did not configure: arch and compiler from .config
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        for name, text in (("k1", "CONFIG_X86_64=y\nCONFIG_CC_IS_GCC=y\nCONFIG_GCC_VERSION=120200\n"),
+                           ("k2", "CONFIG_ARM64=y\nCONFIG_CC_IS_CLANG=y\nCONFIG_CLANG_VERSION=190107\n")):
+            os.makedirs(os.path.join(d, name))
+            with open(os.path.join(d, name, ".config"), "w") as f:
+                f.write(text)
+        bad = []
+        for k, v in rec.items():
+            if not k.startswith("kdir ") or k == "kdir-error":
+                continue
+            _, name, kd = k.split()
+            t = targets.from_config(name, os.path.join(d, kd))
+            got = f"HP_ARCH={t.arch} HP_COMPILER={t.compiler} HP_FRAGS={' '.join(t.frags)}"
+            if got != v:
+                bad.append(f"{k}: {got}")
+        try:
+            targets.from_config("custom", "/nonexistent")
+            err = ""
+        except Error as e:
+            err = str(e)
+        check("hptool-target-kdir", not bad and err == rec["kdir-error"].removeprefix("hardprobe: error: "),
+              "; ".join(bad) or err)
+
+
+def test_matrix_targets():
+    try:
+        targets.matrix_targets([], "gcc-13")
+        err = ""
+    except Error as e:
+        err = str(e)
+    check("hptool-matrix-targets", targets.matrix_targets([], "") == targets.MATRIX_DEFAULT
+          and targets.matrix_targets(["arm64-gcc", "x86_64-gcc", "arm64-gcc"], "clang-22, clang-22") ==
+          ["arm64-gcc", "x86_64-gcc", "x86_64-clang-22", "arm64-clang-22"]
+          and "'gcc-13' is not clang-<N>" in err, err)
+
+
+def test_qemu(rec):
+    bad, n = [], 0
+    for k, v in rec.items():
+        if not k.startswith("qemu "):
+            continue
+        n += 1
+        kv = dict(x.split("=") for x in k.split()[1:])
+        want = shlex.split(v)
+        got = qemu.command(kv["arch"], "/k/Image", "/m/initramfs.cpio.gz", "panic=-1 hardprobe.mode=all",
+                           kvm=kv["kvm"] == "yes", mte=kv["mte"] == "yes")
+        p = sh(f"HP_KVM={kv['kvm']} HP_MTE={'yes' if kv['mte'] == 'yes' else ''}; "
+               f"hp_qemu {kv['arch']} /k/Image /m/initramfs.cpio.gz 'panic=-1 hardprobe.mode=all'; "
+               'printf "%s\\n" "${HP_QEMU[@]}"')
+        if got != want or p.stdout.splitlines() != want:
+            bad.append(f"{k}: {' '.join(got)}")
+    check("hptool-qemu-command-lines-as-lib-sh", n == 8 and not bad, "; ".join(bad[:1]) or f"{n} command lines")
+    check("hptool-qemu-image", all(qemu.image(a) == rec[f"image arch={a}"] for a in ("x86_64", "arm64")) and
+          sh("HP_ARCH=arm64; hp_image_name").stdout.strip() == rec["image arch=arm64"])
+    try:
+        qemu.command("riscv", "k", "i", "")
+        err = ""
+    except Error as e:
+        err = str(e)
+    check("hptool-qemu-unknown-arch", "no QEMU record for arch 'riscv'" in err, err)
+
+
+def test_cache_key():
+    """the cache key from the same bytes as lib.sh's hp_builddir of b781ecb (else every
+    cached kernel is rebuilt)."""
+    lib = old("scripts/lib.sh")
+    if lib is None:
+        return skip("hptool-kernel-cache-key", "not a git checkout with b781ecb")
+    srcid = "debian:linux-source-6.12:6.12.118-1~deb12u1"
+    done = []
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        with open(os.path.join(d, "lib.sh"), "w") as f:
+            f.write(lib)
+        for t in ("x86_64-gcc", "arm64-clang", "x86_64-gcc-debug"):
+            tg = targets.resolve(t)
+            if shutil.which(tg.cc()) is None:
+                continue
+            p = subprocess.run(["bash", "-c", f". {d}/lib.sh; HP_TOP={TOP}; hp_target {t}; hp_make_args; "
+                                f"HP_SRCID='{srcid}'; hp_builddir {t}; echo ${{HP_BUILD##*/}}"],
+                               capture_output=True, text=True)
+            key = kconfig.cache_key(srcid, tg.arch, kconfig.compiler_version(tg.cc()),
+                                    kconfig.merged_fragment(tg.frags, extra=""))
+            if p.stdout.strip() != f"{t}-{key}":
+                return check("hptool-kernel-cache-key", False, f"{t}: lib.sh {p.stdout.strip()}, hptool {t}-{key}")
+            done.append(f"{t}-{key}")
+    if not done:
+        return skip("hptool-kernel-cache-key", "no compiler installed")
+    check("hptool-kernel-cache-key", True, " ".join(done))
+
+
+def old_ktap_of(o, known_gap, configured):
+    """collect.py's copy of the module's hp_expect(), as it was (b781ecb)."""
+    if o == "protected":
+        return "ok"
+    if o == "vulnerable":
+        return "skip" if known_gap or not configured else "not ok"
+    return "error" if o == "error" else "skip"
+
+
+def test_outcome():
+    reps = {t: json.load(open(os.path.join(HERE, "matrix", t, "report.json")))
+            for t in ("x86_64-gcc", "arm64-clang")}
+    rules = outcome.rules_of(reps["x86_64-gcc"])
+    combos = [(o, g, c) for o in outcome.OUTCOMES for g in (False, True) for c in (False, True)]
+    check("outcome-ktap-rule", len(rules["ktap"]) == 24 and
+          all(outcome.ktap_of(rules, *x) == old_ktap_of(*x) for x in combos),
+          "24 records, as hp_expect()")
+    check("outcome-rank", rules["rank"] == ["not_run", "unsupported", "protected", "inconclusive",
+                                            "vulnerable", "error"]
+          and outcome.feature_outcome(rules, []) == "not_run"
+          and outcome.feature_outcome(rules, [{"outcome": "protected"}, {"outcome": "unsupported"}]) == "protected"
+          and outcome.feature_outcome(rules, [{"outcome": "protected"},
+                                              {"outcome": "vulnerable", "known_gap": True}]) == "protected"
+          and outcome.feature_outcome(rules, [{"outcome": "inconclusive"}, {"outcome": "vulnerable"}]) == "vulnerable"
+          and outcome.feature_outcome(rules, [{"outcome": "error"}, {"outcome": "vulnerable"}]) == "error")
+    # the module's own verdicts in the recorded reports follow its exported rules
+    off, n = [], 0
+    for t, rep in reps.items():
+        r = outcome.rules_of(rep)
+        for f in rep["features"]:
+            n += 1
+            if (outcome.feature_outcome(r, f["probes"]) != f["outcome"] or
+                    outcome.ktap_of(r, f["outcome"], False, f["configured_bool"]) != f["ktap"]):
+                off.append(f"{t}/{f['feature']}")
+    check("outcome-recorded-reports-agree", n > 70 and not off, ", ".join(off[:4]) or f"{n} features")
+    # an older report (no rules), or a broken table: refused, never a fallback
+    errs = []
+    for bad in ({}, {"rules": {"rank": rules["rank"], "ktap": rules["ktap"][:-1]}},
+                {"rules": {"rank": rules["rank"][:-1], "ktap": rules["ktap"]}}):
+        try:
+            outcome.rules_of(bad)
+            errs.append(None)
+        except outcome.RulesError as e:
+            errs.append(str(e))
+    check("outcome-rules-required", errs[0] and "has no \"rules\"" in errs[0] and all(errs),
+          " | ".join(str(e)[:60] for e in errs))
+
+
+def parse_old(text):
+    """[(comment block, next line)] and the set of assertion lines of a per-target file."""
+    pairs, lines, block = [], [], []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            block.append(line)
+            continue
+        if line.strip():
+            lines.append(line)
+            pairs.append((tuple(block), line))
+            block = []
+    return pairs, lines
+
+
+def test_expect():
+    path = os.path.join(SCRIPTS, "expect.table")
+    try:
+        table = expect.parse(path)
+    except expect.TableError as e:
+        return check("expect-table-parses", False, str(e))
+    full = all(len(r.cells) == len(table.targets) and all(v for v in r.cells.values()) for r in table.rows)
+    check("expect-table-cell-every-row-target", full and table.targets == TARGETS,
+          f"{len(table.rows)} rows x {len(table.targets)} targets")
+    if old("scripts/expect/x86_64-gcc") is None:
+        return skip("expect-table-folds-old-files", "not a git checkout with b781ecb")
+    lost = []
+    for t in TARGETS:
+        before = old(f"scripts/expect/{t}")
+        want_pairs, want = parse_old(before)
+        got_pairs, got = parse_old(table.render(t))
+        # every assertion and directive of before, the same value; every comment line of
+        # before, attached to the same row
+        lost += [f"{t}: {line}" for line in want if line not in got]
+        for block, line in want_pairs:
+            if block and not any(line == gl and set(block) <= set(gb) for gb, gl in got_pairs):
+                lost.append(f"{t}: comment before {line!r}")
+        cw = sorted(x for x in before.splitlines() if x.startswith("#"))
+        cg = sorted(x for x in table.render(t).splitlines() if x.startswith("#"))
+        lost += [f"{t}: comment {c!r}" for c in cw if cw.count(c) > cg.count(c)]
+    check("expect-table-folds-old-files", not lost, "; ".join(lost[:3]) or
+          "scripts/expect/<target> of b781ecb: every line kept")
+    # judge's view: the assertions it made before (the same values), directives included
+    d = table.directives("debian")
+    check("expect-table-directives", d == {"@kunit": "skip"} and not table.directives("x86_64-gcc"))
+    for text, want in (("feature a b\nstack_init protected\n", "1 cells for 2 targets"),
+                       ("feature a\nstack_init protectd\n", "'protectd' is not one of"),
+                       ("# [a c]\n# why\nfeature a\n", "unknown target(s) c"),
+                       ("stack_init protected\n", "the first row must be the header")):
+        try:
+            expect.parse("t", text)
+            err = ""
+        except expect.TableError as e:
+            err = str(e)
+        if want not in err:
+            return check("expect-table-errors", False, f"{text!r}: {err}")
+    check("expect-table-errors", True)
+
+
+def test_ktap():
+    import collect  # noqa: E402
+    oldjudge = old("scripts/judge.py")
+    try:
+        ktap.parser()
+    except Error as e:
+        return skip("ktap-kunit-parser-counts", str(e))
+    if oldjudge is None:
+        return skip("ktap-kunit-parser-counts", "not a git checkout with b781ecb")
+    ns = {}
+    exec(oldjudge.split("def main(")[0], ns)
+    files = collect.frames(open(os.path.join(HERE, "recorded-x86_64-gcc.log"), errors="replace").read())
+    files["kunit.ktap"] = collect.merge_ktap(files["kunit.ktap"])
+    docs = {n: files[n] for n in ("selftest.ktap", "ktap.txt", "kunit.ktap")}
+    docs["ktap.txt not ok"] = files["ktap.txt"].replace("ok 1 stack_init\n", "not ok 1 stack_init\n", 1)
+    docs["selftest not ok"] = files["selftest.ktap"].replace("\nok ", "\nnot ok ", 2)
+    bad = [n for n, t in docs.items() if ktap.counts(t)[:2] != ns["ktap_counts"](t)]
+    check("ktap-kunit-parser-counts", not bad, ", ".join(bad) or
+          ", ".join(f"{n} {ktap.counts(t)[0]}/{ktap.counts(t)[1]}" for n, t in docs.items()))
+    raw = "".join(f"[    1.{i:06d}] hardprobe: {line}\n" for i, line in enumerate(files["ktap.txt"].splitlines()))
+    raw = raw.replace("[    1.000003] hardprobe: ", "[    1.000003] detected buffer overflow\n"
+                      "[    1.000003] hardprobe: ", 1)
+    want = files["ktap.txt"].splitlines()
+    want = want[want.index("KTAP version 1"):]
+    check("ktap-extract-raw-log", ktap.extract("[    0.500000] booting\n" + raw,
+                                               only="] hardprobe: ").splitlines() == want,
+          f"{len(want)} lines")
+
+
+def test_tally_findings():
+    log = "check a: ok\ncheck b: FAIL (x)\ncheck c: ok 3\nlint x: ok\nnoise\n"
+    check("tally-summary", tally.summary(log) == "3 passed, 1 failed" and
+          tally.summary(log + "check d: SKIP why\n") == "1 skipped\n3 passed, 1 failed")
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        p = os.path.join(d, "check.log")
+        with open(p, "w") as f:
+            f.write(log)
+        r = subprocess.run([sys.executable, "-m", "hptool", "tally", p], capture_output=True, text=True,
+                           cwd=SCRIPTS)
+        check("tally-exit-status", r.returncode == 1 and r.stdout == "3 passed, 1 failed\n", r.stdout.strip())
+    dmesg = ["[    1.000000] hardprobe: result fortify.strcpy protected: detected buffer overflow",
+             "[    1.100000] detected buffer overflow in strcpy",
+             "[    1.100001] WARNING: CPU: 0 PID: 70 at lib/string_helpers.c:1028 __fortify_report+0x45/0x50",
+             "[    1.100002] Modules linked in: hardprobe",
+             "[    1.100003] ---[ end trace 0000000000000000 ]---",
+             "[    2.000000] WARNING: CPU: 0 PID: 71 at mm/slub.c:1 foo+0x1/0x2",
+             "[    2.000001] CPU: 0 UID: 0 PID: 71 Comm: hardprobe_fuzz Not tainted",
+             "[    3.000000] BUG: KASAN: slab-out-of-bounds in bar+0x1/0x2",
+             "[    4.000000] unreferenced object 0xffff888003f1c000 (size 64):"]
+    got = findings.findings(dmesg)
+    want = ["WARNING: CPU: 0 PID: 71 at mm/slub.c:1 foo+0x1/0x2",
+            "BUG: KASAN: slab-out-of-bounds in bar+0x1/0x2",
+            "unreferenced object 0xffff888003f1c000 (size 64):"]
+    same = True
+    sh_old = old("scripts/check-debug.sh")
+    if sh_old is not None:
+        code = sh_old.split("<<'PY'\n", 1)[1].split("\nPY\n", 1)[0]
+        with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+            p = os.path.join(d, "dmesg.txt")
+            with open(p, "w") as f:
+                f.write("\n".join(dmesg) + "\n")
+            r = subprocess.run([sys.executable, "-", p], input=code, capture_output=True, text=True)
+            same = r.stdout == f"{len(want)} {want[0]}\n"
+    check("findings-as-check-debug", got == want and same, f"{len(got)} findings; "
+          f"{'same as the embedded Python of b781ecb' if sh_old else 'b781ecb not available'}")
+
+
+def test_symbols():
+    cc = shutil.which("gcc-12") or shutil.which("gcc")
+    bench_old = old("scripts/bench.py")
+    if not cc or bench_old is None:
+        return skip("symbols-readelf-sizes", "no gcc or no b781ecb")
+    ns = {}
+    exec(bench_old.split("def parse(text)")[0], ns)
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        src = os.path.join(d, "t.c")
+        with open(src, "w") as f:
+            f.write("int a(int x) { return x * 3; }\nstatic int b(int x) { return x + a(x); }\n"
+                    "int c(int x) { return b(x) << 2; }\nint data = 4;\n")
+        subprocess.run([cc, "-O2", "-fno-inline", "-c", "-o", os.path.join(d, "t.o"), src], check=True)
+        new = symbols.function_sizes(os.path.join(d, "t.o"))
+        was = ns["elf_symbol_sizes"](os.path.join(d, "t.o"))
+    check("symbols-readelf-sizes", new == was and {"a", "c"} <= set(new) and "data" not in new, str(new))
+
+
+def test_offvariants():
+    """the variants as offcheck.sh's read loop (IFS='|', trimmed) split them before."""
+    vs = offvariants.parse()
+    want = []
+    for line in open(os.path.join(SCRIPTS, "off-variants")):
+        f = [x.strip() for x in line.rstrip("\n").split("|", 4)]
+        if f[0] and not f[0].startswith("#"):
+            want.append(f)
+    got = [[v[k] for k in ("name", "target", "kind", "value", "features")] for v in vs]
+    try:
+        offvariants.select(vs, "x86-boot,nope")
+        err = ""
+    except Error as e:
+        err = str(e)
+    check("offvariants-parse", got == want and [v["name"] for v in offvariants.select(vs, "init-free,x86-boot")]
+          == ["x86-boot", "init-free"] and "no variant nope" in err, f"{len(got)} variants")
+
+
+def test_say():
+    """hptool's progress line is lib.sh's hp_say line."""
+    import re
+    import time
+    env = dict(os.environ, HP_T0=str(int(time.time()) - 75))
+    p = sh("hp_say build x86_64-gcc kernel and modules; hp_say matrix - 'x y'", env=env)
+    q = subprocess.run([sys.executable, "-c", "import hptool; hptool.say('build', 'x86_64-gcc', "
+                        "'kernel and modules'); hptool.say('matrix', '-', 'x y')"],
+                       capture_output=True, text=True, env=dict(env, PYTHONPATH=SCRIPTS))
+    strip = [line.split("]", 1)[1] for line in p.stderr.splitlines()]
+    check("say-as-hp-say", strip and strip == [line.split("]", 1)[1] for line in q.stderr.splitlines()]
+          and all(re.match(r"^\[hardprobe +1m1\ds\] ", line) for line in p.stderr.splitlines() + q.stderr.splitlines()),
+          q.stderr.splitlines()[0] if q.stderr else p.stderr)
+
+
+def main():
+    rec = recorded()
+    test_say()
+    test_offvariants()
+    test_targets(rec)
+    test_matrix_targets()
+    test_qemu(rec)
+    test_cache_key()
+    test_outcome()
+    test_expect()
+    test_ktap()
+    test_tally_findings()
+    test_symbols()
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
