@@ -14,7 +14,8 @@
   builddir TARGET               HP_BUILD HP_CCVER: the cached build directory (env HP_SRCID)
   check-config TARGET DOTCONFIG the fragment lines that did not stick (exit 1: a required one)
   tally LOG                     "N passed, N failed" ("N skipped" before it); exit 1 on any failure
-  findings LOG                  "N first-finding" of a debug kernel's log
+  findings LOG [REPORT_JSON]    "N first-finding" of a debug kernel's log (the probes'
+                                intended reports from REPORT_JSON)
   status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
   expect TABLE TARGET           one target's view of the expectation table
   ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
@@ -105,7 +106,8 @@ def main(argv):
         print(tally.summary(text))
         return 1 if tally.count(text)[1] else 0
     elif cmd == "findings":
-        found = findings.findings(open(args[0], errors="replace"))
+        found = findings.findings(open(args[0], errors="replace"),
+                                  findings.intended(args[1]) if len(args) > 1 else ())
         print(len(found), found[0] if found else "")
     elif cmd == "status":
         f, t, st, stage, rc, el, reason, log = args[:8]

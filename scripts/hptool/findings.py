@@ -3,20 +3,31 @@
 ("kernel BUG at", SLUB's "BUG <cache> (...)"), lockdep and RCU splats, kmemleak, hung
 tasks, tasks that exited with preempt_count or irqs disabled, warnings raised by
 hardprobe or by kernel code on its behalf (a [hardprobe] frame, or one of our tasks)
-unless right after a catch a safe probe provokes on purpose: the same rules as
-hardprobe_fuzz."""
+unless right after a catch a safe probe provokes on purpose (the "reports" its
+declaration gives, in the module's JSON): the same rules as hardprobe_fuzz."""
+import json
 import re
 
 BAD = re.compile(r"Oops|BUG:|kernel BUG at|general protection fault|unreferenced object|"
                  r"INFO: task|exited with preempt_count|exited with irqs disabled|"
                  r"^BUG \S+ \(|^WARNING: (?!CPU:)")
-INTENDED = ("detected field-spanning write", "detected buffer overflow", "UBSAN:",
-            "refcount_t:", "list_add corruption", "list_del corruption", "list_add double add",
-            "CFI failure", "Wrong slab cache", "Object is not a Slab page")
 
 
-def findings(lines):
-    """the finding lines of a kernel log (timestamps removed)."""
+def intended(report):
+    """the reports the probes provoke on purpose: every probe's "reports" in the module's
+    JSON (report.json); none (every warning counts) when it cannot be read."""
+    try:
+        with open(report) as f:
+            data = json.load(f)
+    except (OSError, ValueError, TypeError):
+        return ()
+    return tuple(sorted({p.get("reports") for f in data.get("features", [])
+                         for p in f.get("probes", []) if p.get("reports")}))
+
+
+def findings(lines, intended=()):
+    """the finding lines of a kernel log (timestamps removed); a warning right after one
+    of @intended is a probe's catch, not a finding."""
     prev, found, warn = "", [], None
     for line in lines:
         msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
@@ -27,7 +38,7 @@ def findings(lines):
         elif BAD.search(msg):
             found.append(msg)
         elif msg.startswith("WARNING: CPU:"):
-            warn = None if any(t in prev for t in INTENDED) else msg
+            warn = None if any(t in prev for t in intended) else msg
             if warn and "[hardprobe]" in msg:
                 found.append(warn)
                 warn = None

@@ -378,7 +378,22 @@ def test_tally_findings():
              "[    2.000001] CPU: 0 UID: 0 PID: 71 Comm: hardprobe_fuzz Not tainted",
              "[    3.000000] BUG: KASAN: slab-out-of-bounds in bar+0x1/0x2",
              "[    4.000000] unreferenced object 0xffff888003f1c000 (size 64):"]
-    got = findings.findings(dmesg)
+    with open(os.path.join(HERE, "module-rules.json")) as f:
+        recorded = json.load(f)["reports"]
+    got = findings.findings(dmesg, recorded)
+    # a probe's own catch, in one of our tasks: intended with the reports, a finding without
+    catch = ["[    1.100000] detected buffer overflow in strcpy",
+             "[    1.100001] WARNING: CPU: 0 PID: 70 at lib/string_helpers.c:1028 __fortify_report+0x45/0x50",
+             "[    1.100002] CPU: 0 UID: 0 PID: 70 Comm: hardprobe_test Not tainted",
+             "[    1.100003] ---[ end trace 0000000000000000 ]---"]
+    check("findings-catch-intended-by-reports", findings.findings(catch, recorded) == [] and
+          findings.findings(catch) == [catch[1][15:]], "no reports: every warning counts")
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        p = os.path.join(d, "report.json")
+        with open(p, "w") as f:
+            json.dump({"features": [{"probes": [{"reports": r} for r in recorded]}]}, f)
+        check("findings-intended-from-json", findings.intended(p) == tuple(sorted(recorded)) and
+              findings.intended(os.path.join(d, "none.json")) == ())
     want = ["WARNING: CPU: 0 PID: 71 at mm/slub.c:1 foo+0x1/0x2",
             "BUG: KASAN: slab-out-of-bounds in bar+0x1/0x2",
             "unreferenced object 0xffff888003f1c000 (size 64):"]
