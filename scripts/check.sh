@@ -57,7 +57,7 @@ for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--
 		fi
 		# the objects of hardprobe.ko depend one way: no cycle between files of module/
 		d=$HP_TOP/results/.build/$t-w1
-		if python3 "$HP_TOP/scripts/objdeps.py" "$d/src" >"$d/objdeps.txt" 2>&1; then
+		if hp_tool objdeps "$d/src" >"$d/objdeps.txt" 2>&1; then
 			echo "check $t objdeps: ok ($(tail -n 1 "$d/objdeps.txt"))" | record
 		else
 			echo "check $t objdeps: FAIL ($(tail -n 1 "$d/objdeps.txt"))" | record

@@ -20,6 +20,8 @@
   expect TABLE TARGET           one target's view of the expectation table
   ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
                                 of its lines holding TEXT only
+  objdeps MODULE_SRC_DIR        the objects of hardprobe.ko and who uses whom (nm); exit 1 on a
+                                dependency cycle
   symbols OBJECT...             "size name" of each defined function (readelf)
   off-variants [NAME,...]       the variants of scripts/off-variants, one a line, fields
                                 split by tabs: name target kind value features
@@ -29,7 +31,7 @@ import os
 import sys
 
 from . import CACHE, Error, say
-from . import expect, findings, kconfig, ktap, offvariants, qemu, symbols, tally, targets
+from . import expect, findings, kconfig, ktap, objdeps, offvariants, qemu, symbols, tally, targets
 
 
 def opt(args, name, default=None):
@@ -105,6 +107,8 @@ def main(argv):
         text = open(args[0], errors="replace").read()
         print(tally.summary(text))
         return 1 if tally.count(text)[1] else 0
+    elif cmd == "objdeps":
+        return objdeps.main(args[0])
     elif cmd == "findings":
         found = findings.findings(open(args[0], errors="replace"),
                                   findings.intended(args[1]) if len(args) > 1 else ())

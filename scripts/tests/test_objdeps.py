@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""hardprobe host test: the dependency-cycle finder of scripts/objdeps.py on known graphs."""
+"""hardprobe host test: the dependency-cycle finder of scripts/hptool/objdeps.py on known graphs."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import objdeps  # noqa: E402
+from hptool import objdeps  # noqa: E402
 
 fails = 0
 

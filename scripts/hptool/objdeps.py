@@ -1,15 +1,10 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""hardprobe: the link-time dependencies between the objects of hardprobe.ko.
-
-usage: objdeps.py MODULE_BUILD_DIR [--dot]
-An object depends on another when it uses (nm: U) a symbol the other defines.
-Prints the graph, one "a.o -> b.o c.o" line per object, and every cycle; exit 1
-if there is a cycle.
-"""
+"""The link-time dependencies between the objects of hardprobe.ko (python3 -m hptool
+objdeps MODULE_SRC_DIR): an object depends on another when it uses (nm: U) a symbol the
+other defines. Prints the graph, one "a.o -> b.o c.o" line per object, and every cycle;
+exit 1 if there is a cycle."""
 import os
 import subprocess
-import sys
 
 
 def objects(top):
@@ -73,8 +68,8 @@ def cycles(g):
     return out
 
 
-def main(argv):
-    top = os.path.abspath(argv[1])
+def main(top):
+    top = os.path.abspath(top)
     g = graph(top, os.environ.get("NM", "nm"))
     rel = {o: os.path.relpath(o, top) for o in g}
     for o in sorted(g):
@@ -84,7 +79,3 @@ def main(argv):
         print("cycle: " + " <-> ".join(rel[o] for o in c))
     print(f"{len(g)} objects, {len(cyc)} cycles")
     return 1 if cyc else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
