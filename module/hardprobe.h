@@ -11,6 +11,8 @@
 
 #include <linux/types.h>
 
+#include "lib/compat.h"
+
 #define HP_EVIDENCE_LEN	256
 #define HP_LAYER_LEN	160
 

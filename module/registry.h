@@ -24,6 +24,9 @@
 #error "define HP_REGISTRY() before including registry.h"
 #endif
 
+/* symbols spelled per kernel version (renamed after 6.12): HP_SYM_CFI, ... */
+#include "lib/compat.h"
+
 /* symbols spelled per architecture */
 #ifndef HP_SYM_USER_EXEC
 #if defined(CONFIG_X86_64)
@@ -76,7 +79,7 @@ HP_REGISTRY(user_access, memexec, "memory permissions",
 	    HP_SYM_USER_ACCESS)
 HP_REGISTRY(kcfi, cfi, "forward-edge CFI",
 	    "kCFI (indirect-call type check)",
-	    "CONFIG_CFI_CLANG")
+	    HP_SYM_CFI)
 HP_REGISTRY(ibt, cfi, "forward-edge CFI",
 	    "Indirect branch tracking (IBT)",
 	    "CONFIG_X86_KERNEL_IBT")
@@ -106,19 +109,19 @@ HP_REGISTRY(slh, speculation, "speculation",
 	    "none (no Kconfig option builds with -mspeculative-load-hardening)")
 HP_REGISTRY(sls, speculation, "speculation",
 	    "Straight-line speculation",
-	    "CONFIG_MITIGATION_SLS")
+	    HP_SYM_SLS)
 HP_REGISTRY(retpoline, speculation, "speculation",
 	    "Retpolines",
-	    "CONFIG_MITIGATION_RETPOLINE")
+	    HP_SYM_RETPOLINE)
 HP_REGISTRY(kstack_offset, kstack, "stack",
 	    "Kernel stack offset randomisation",
 	    "CONFIG_RANDOMIZE_KSTACK_OFFSET")
 HP_REGISTRY(stack_erase, kstack, "stack",
 	    "Stack erase on return to user",
-	    "CONFIG_GCC_PLUGIN_STACKLEAK")
+	    HP_SYM_KSTACK_ERASE)
 HP_REGISTRY(signed_overflow, overflow, "integer overflow",
 	    "Signed overflow detection",
-	    "CONFIG_UBSAN_SIGNED_WRAP")
+	    HP_SYM_INTEGER_WRAP)
 HP_REGISTRY(unsigned_overflow, overflow, "integer overflow",
 	    "Unsigned overflow detection",
 	    "-fsanitize=unsigned-integer-overflow (no 6.12 option)")

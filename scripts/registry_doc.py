@@ -100,18 +100,27 @@ def calls(s, name):
         yield split_args(s, m.end() - 1)[0]
 
 
-def parse_registry(path):
+def parse_registry(path, compat=None):
     """[{id, family, group, title, symbol}] in registry order; symbol is
-    {arch: text} for an HP_SYM_* macro ("" key: every architecture)."""
+    {arch: text} for an HP_SYM_* macro ("" key: every architecture), or
+    {"6.18+": text, "before 6.18": text} for one of module/lib/compat.h
+    spelled per kernel version (a Kconfig symbol renamed)."""
+    if compat is None:
+        compat = os.path.join(os.path.dirname(path), "lib", "compat.h")
     text = strip_comments(open(path).read())
+    pre = strip_comments(open(compat).read()) if os.path.isfile(compat) else ""
     syms, cond = {}, None
-    for line in logical_lines(text):
+    for line in logical_lines(pre + "\n" + text):
+        m = re.match(r"\s*#\s*if\s+LINUX_VERSION_CODE\s*>=\s*KERNEL_VERSION\((\d+),\s*(\d+)", line)
+        if m:
+            cond = f"{m.group(1)}.{m.group(2)}+"
+            continue
         m = re.match(r"\s*#\s*(if|elif)\s+defined\s*\(?\s*(\w+)", line)
         if m:
             cond = ARCH_CONDS.get(m.group(2), m.group(2))
             continue
         if re.match(r"\s*#\s*else\b", line):
-            cond = "other"
+            cond = f"before {cond[:-1]}" if cond and cond.endswith("+") else "other"
             continue
         if re.match(r"\s*#\s*endif\b", line):
             cond = None

@@ -104,7 +104,10 @@ bool hp_a64_module_text(struct hp_a64_count *c)
 {
 	memset(c, 0, sizeof(*c));
 #ifdef MODULE
-	hp_a64_scan(c, THIS_MODULE->mem[MOD_TEXT].base, THIS_MODULE->mem[MOD_TEXT].size);
+	unsigned long base, size;
+
+	hp_mod_region(HP_MOD_TEXT, &base, &size);
+	hp_a64_scan(c, (void *)base, size);
 	return true;
 #else
 	return false;

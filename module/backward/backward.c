@@ -155,7 +155,7 @@ static void hp_ret_layers(struct hp_layers *l)
 		 IS_ENABLED(CONFIG_X86_USER_SHADOW_STACK) ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built),
 		 "return addresses only on the normal stack%s%s",
-		 IS_ENABLED(CONFIG_MITIGATION_RETHUNK) ? "; rethunk" : "",
+		 HP_CONFIG_RETHUNK ? "; rethunk" : "",
 		 IS_ENABLED(CONFIG_CALL_DEPTH_TRACKING) ? "; call depth tracking" : "");
 	hp_layer(l->active, sizeof(l->active),
 		 "no kernel-mode CET shadow stack (SHSTK is user-only in Linux)");

@@ -176,7 +176,7 @@ static const char *hp_cfi_unavailable(void)
 {
 	if (IS_ENABLED(CONFIG_CC_IS_GCC))
 		return "GCC has no kCFI";
-	if (!IS_ENABLED(CONFIG_ARCH_SUPPORTS_CFI_CLANG))
+	if (!HP_CONFIG_ARCH_CFI)
 		return "the architecture has no kCFI";
 	return NULL;
 }
@@ -185,9 +185,9 @@ static void hp_cfi_layers(struct hp_layers *l)
 {
 	char line[HP_LAYER_LEN];
 
-	l->configured = IS_ENABLED(CONFIG_CFI_CLANG);
+	l->configured = HP_CONFIG_CFI;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_CFI_CLANG=%s%s", l->configured ? "y" : "n",
+		 HP_SYM_CFI "=%s%s", l->configured ? "y" : "n",
 		 IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? ", CONFIG_CFI_PERMISSIVE=y" : "");
 	hp_built_flags(l, HP_FLAG_CFI, "no -fsanitize=kcfi");
 	if (!l->configured)

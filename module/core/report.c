@@ -42,7 +42,7 @@ static void hp_why(char *buf, size_t len, enum hp_outcome o, bool known_gap,
 static void hp_put_clean(struct seq_buf *s, const char *str)
 {
 	for (; *str; str++)
-		seq_buf_putc(s, (*str == '#' || *str == '\n') ? ' ' : *str);
+		hp_seq_buf_putc(s, (*str == '#' || *str == '\n') ? ' ' : *str);
 }
 
 /*
@@ -119,7 +119,7 @@ void hp_render_text(struct seq_buf *s, const struct hp_run *run)
 		seq_buf_printf(s, "\nsafe probes: %u in %llu.%03llu ms\n", nsafe,
 			       div_u64(ns, 1000000), div_u64(ns, 1000) % 1000);
 	}
-	seq_buf_puts(s, "\nDETAIL\n");
+	hp_seq_buf_puts(s, "\nDETAIL\n");
 	for (fi = 0; fi < run->nr_features; fi++) {
 		const struct hp_feature_result *fr = &run->features[fi];
 
@@ -149,13 +149,13 @@ static void hp_ktap_line(struct seq_buf *s, const char *indent, unsigned int n,
 		       k == HP_KTAP_OK || k == HP_KTAP_SKIP ? "ok" : "not ok",
 		       n, name);
 	if (k == HP_KTAP_SKIP) {
-		seq_buf_puts(s, " # SKIP ");
+		hp_seq_buf_puts(s, " # SKIP ");
 		hp_put_clean(s, why);
 	} else if (k == HP_KTAP_ERROR) {
-		seq_buf_puts(s, " # ERROR ");
+		hp_seq_buf_puts(s, " # ERROR ");
 		hp_put_clean(s, why);
 	}
-	seq_buf_putc(s, '\n');
+	hp_seq_buf_putc(s, '\n');
 }
 
 void hp_render_ktap(struct seq_buf *s, const struct hp_run *run)
@@ -181,7 +181,7 @@ void hp_render_ktap(struct seq_buf *s, const struct hp_run *run)
 			seq_buf_printf(s, "  # %s: %s: ", pr->probe->name,
 				       hp_outcome_name(r->outcome));
 			hp_put_clean(s, r->evidence);
-			seq_buf_putc(s, '\n');
+			hp_seq_buf_putc(s, '\n');
 			k = hp_expect(r->outcome, r->known_gap, l->configured);
 			hp_why(why, HP_WHY_LEN, r->outcome, r->known_gap,
 			       fr->feature, l, fr->unavailable, r->evidence);
@@ -202,7 +202,7 @@ out:
 
 static void hp_json_str(struct seq_buf *s, const char *str)
 {
-	seq_buf_putc(s, '"');
+	hp_seq_buf_putc(s, '"');
 	for (; str && *str; str++) {
 		unsigned char c = *str;
 
@@ -211,19 +211,19 @@ static void hp_json_str(struct seq_buf *s, const char *str)
 		else if (c < 0x20 || c >= 0x7f)
 			seq_buf_printf(s, "\\u%04x", c);
 		else
-			seq_buf_putc(s, c);
+			hp_seq_buf_putc(s, c);
 	}
-	seq_buf_putc(s, '"');
+	hp_seq_buf_putc(s, '"');
 }
 
 static void hp_json_kv(struct seq_buf *s, const char *key, const char *val,
 		       bool comma)
 {
 	hp_json_str(s, key);
-	seq_buf_putc(s, ':');
+	hp_seq_buf_putc(s, ':');
 	hp_json_str(s, val);
 	if (comma)
-		seq_buf_putc(s, ',');
+		hp_seq_buf_putc(s, ',');
 }
 
 /*
@@ -235,12 +235,12 @@ static void hp_json_rules(struct seq_buf *s, const char *const *ktap)
 {
 	unsigned int o, r, gap, conf, sep = 0;
 
-	seq_buf_puts(s, "\"rules\":{\"rank\":[");
+	hp_seq_buf_puts(s, "\"rules\":{\"rank\":[");
 	for (r = 0; r < HP_OUTCOME_MAX; r++)
 		for (o = 0; o < HP_OUTCOME_MAX; o++)
 			if (hp_outcome_rank(o) == r)
 				seq_buf_printf(s, "%s\"%s\"", sep++ ? "," : "", hp_outcome_name(o));
-	seq_buf_puts(s, "],\n\"ktap\":[");
+	hp_seq_buf_puts(s, "],\n\"ktap\":[");
 	sep = 0;
 	for (o = 0; o < HP_OUTCOME_MAX; o++)
 		for (gap = 0; gap < 2; gap++)
@@ -252,7 +252,7 @@ static void hp_json_rules(struct seq_buf *s, const char *const *ktap)
 				seq_buf_printf(s, "\"ktap\":\"%s\"}",
 					       ktap[hp_expect(o, gap, conf)]);
 			}
-	seq_buf_puts(s, "]},\n");
+	hp_seq_buf_puts(s, "]},\n");
 }
 
 void hp_render_json(struct seq_buf *s, const struct hp_run *run)
@@ -269,24 +269,24 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 	if (!cmdline || !why || !sum)
 		goto out;
 	hp_read_file("/proc/cmdline", cmdline, 1024);
-	seq_buf_puts(s, "{\"schema\":1,");
+	hp_seq_buf_puts(s, "{\"schema\":1,");
 	hp_json_kv(s, "target", run->target, true);
-	seq_buf_puts(s, "\"kernel\":{");
+	hp_seq_buf_puts(s, "\"kernel\":{");
 	hp_json_kv(s, "release", utsname()->release, true);
 	hp_json_kv(s, "version", utsname()->version, true);
 	hp_json_kv(s, "arch", utsname()->machine, true);
 	hp_json_kv(s, "compiler", CONFIG_CC_VERSION_TEXT, true);
 	hp_json_kv(s, "cmdline", cmdline, false);
-	seq_buf_puts(s, "},\n");
+	hp_seq_buf_puts(s, "},\n");
 	hp_json_rules(s, ktap_json);
-	seq_buf_puts(s, "\"features\":[\n");
+	hp_seq_buf_puts(s, "\"features\":[\n");
 	for (fi = 0; fi < run->nr_features; fi++) {
 		const struct hp_feature_result *fr = &run->features[fi];
 		enum hp_ktap k = hp_expect(fr->outcome, false, fr->layers.configured);
 
 		hp_why(why, HP_WHY_LEN, fr->outcome, false, fr->feature,
 		       &fr->layers, fr->unavailable, hp_feature_evidence(run, fr, sum, HP_WHY_LEN));
-		seq_buf_putc(s, '{');
+		hp_seq_buf_putc(s, '{');
 		hp_json_kv(s, "feature", fr->feature->id, true);
 		hp_json_kv(s, "title", fr->feature->title, true);
 		hp_json_kv(s, "group", fr->feature->group, true);
@@ -300,11 +300,11 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 		hp_json_kv(s, "active", fr->layers.active, true);
 		hp_json_kv(s, "ktap", ktap_json[k], true);
 		hp_json_kv(s, "why", why, true);
-		seq_buf_puts(s, "\"probes\":[\n");
+		hp_seq_buf_puts(s, "\"probes\":[\n");
 		for (i = fr->first; i < fr->first + fr->count; i++) {
 			const struct hp_probe_result *pr = &run->probes[i];
 
-			seq_buf_puts(s, " {");
+			hp_seq_buf_puts(s, " {");
 			hp_json_kv(s, "probe", pr->probe->name, true);
 			hp_json_kv(s, "kind", hp_kind_name(pr->probe->kind), true);
 			hp_json_kv(s, "outcome", hp_outcome_name(pr->res.outcome), true);
@@ -321,7 +321,7 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 		}
 		seq_buf_printf(s, "]}%s\n", fi + 1 < run->nr_features ? "," : "");
 	}
-	seq_buf_puts(s, "]}\n");
+	hp_seq_buf_puts(s, "]}\n");
 out:
 	kfree(cmdline);
 	kfree(why);

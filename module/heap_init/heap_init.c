@@ -115,7 +115,7 @@ static void hp_heap_cycle(bool ctl, enum hp_heap_mode mode, struct hp_heap_seen 
 	memset(s, 0, sizeof(*s));
 	s->kept = -2;
 	c = kmem_cache_create(ctl ? "hardprobe_heap_ctl" : "hardprobe_heap",
-			      HP_HEAP_SIZE, 0, SLAB_NO_MERGE,
+			      HP_HEAP_SIZE, 0, HP_SLAB_NO_MERGE,
 			      ctl ? hp_heap_ctor : NULL);
 	if (!c)
 		return;

@@ -288,9 +288,9 @@ static void hp_erase_layers(struct hp_layers *l)
 {
 	char buf[16];
 
-	l->configured = IS_ENABLED(CONFIG_GCC_PLUGIN_STACKLEAK);
+	l->configured = HP_CONFIG_KSTACK_ERASE;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_GCC_PLUGIN_STACKLEAK=%s", l->configured ? "y" : "n");
+		 HP_SYM_KSTACK_ERASE "=%s", l->configured ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built), "erasing is the kernel's entry code%s",
 		 l->configured ? "; stackleak plugin tracks the stack depth" : "");
 	if (hp_read_file("/proc/sys/kernel/stack_erasing", buf, sizeof(buf)) > 0)

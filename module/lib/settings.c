@@ -20,7 +20,6 @@
 #include <linux/mount.h>
 #include <linux/security.h>
 #include <linux/slab.h>
-#include <linux/sprintf.h>
 #include <linux/string.h>
 
 #include "../hardprobe.h"

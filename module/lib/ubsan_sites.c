@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "ubsan_sites.h"
 
 #ifdef MODULE
@@ -24,18 +25,17 @@
  */
 static __no_sanitize_address const char *hp_ubsan_modstr(unsigned long f, size_t *len)
 {
-	static const enum mod_mem_type types[] = {
-		MOD_RODATA, MOD_DATA, MOD_RO_AFTER_INIT,
+	static const enum hp_mod_region regions[] = {
+		HP_MOD_RODATA, HP_MOD_DATA, HP_MOD_RO_AFTER_INIT,
 	};
+	unsigned long base, size, lim;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		const struct module_memory *m = &THIS_MODULE->mem[types[i]];
-		unsigned long base = (unsigned long)m->base, lim;
-
-		if (f < base || f >= base + m->size)
+	for (i = 0; i < ARRAY_SIZE(regions); i++) {
+		hp_mod_region(regions[i], &base, &size);
+		if (f < base || f >= base + size)
 			continue;
-		lim = min(base + m->size - f, 256UL);
+		lim = min(base + size - f, 256UL);
 		for (*len = 0; *len < lim && ((const char *)f)[*len]; (*len)++)
 			;
 		return *len < lim ? (const char *)f : NULL;
@@ -73,12 +73,13 @@ static __no_sanitize_address bool hp_ubsan_ends_with(const char *s, size_t n,
 __no_sanitize_address int hp_ubsan_rearm(const char *path, int *suppressed)
 {
 #ifdef MODULE
-	const struct module_memory *m = &THIS_MODULE->mem[MOD_DATA];
-	unsigned long end = (unsigned long)m->base + m->size;
-	unsigned long p = ALIGN((unsigned long)m->base, sizeof(long));
+	unsigned long base, size, end, p;
 	size_t flen = strlen(path);
 	int found = 0;
 
+	hp_mod_region(HP_MOD_DATA, &base, &size);
+	end = base + size;
+	p = ALIGN(base, sizeof(long));
 	*suppressed = 0;
 	for (; p + sizeof(struct hp_ubsan_loc) <= end; p += sizeof(long)) {
 		struct hp_ubsan_loc *loc = (struct hp_ubsan_loc *)p;

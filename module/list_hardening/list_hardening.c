@@ -20,7 +20,6 @@
 #include <linux/bug.h>
 #include <linux/list.h>
 #include <linux/printk.h>
-#include <linux/sprintf.h>
 #include <linux/string.h>
 
 #include "../hardprobe.h"

@@ -45,8 +45,8 @@
 #define HP_OVF_SKIND (IS_ENABLED(CONFIG_UBSAN_TRAP) ? HP_FATAL : HP_SAFE)
 #define HP_OVF_SSIG (IS_ENABLED(CONFIG_UBSAN_TRAP) ?			\
 		     "UBSAN: integer addition overflow" : NULL)
-/* the kernel's own code is instrumented only with CONFIG_UBSAN_SIGNED_WRAP */
-#define HP_OVF_KTRAP (IS_ENABLED(CONFIG_UBSAN_TRAP) && IS_ENABLED(CONFIG_UBSAN_SIGNED_WRAP))
+/* the kernel's own code is instrumented only with CONFIG_UBSAN_SIGNED_WRAP (INTEGER_WRAP) */
+#define HP_OVF_KTRAP (IS_ENABLED(CONFIG_UBSAN_TRAP) && HP_CONFIG_INTEGER_WRAP)
 #define HP_OVF_KKIND (HP_OVF_KTRAP ? HP_FATAL : HP_SAFE)
 #define HP_OVF_KSIG (HP_OVF_KTRAP ? "UBSAN: integer addition overflow" : NULL)
 
@@ -477,9 +477,9 @@ static const char *hp_ovf_mode(void)
 
 static void hp_ovf_signed_layers(struct hp_layers *l)
 {
-	l->configured = IS_ENABLED(CONFIG_UBSAN_SIGNED_WRAP);
+	l->configured = HP_CONFIG_INTEGER_WRAP;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_UBSAN_SIGNED_WRAP=%s (6.12: depends on BROKEN), CONFIG_UBSAN=%s, CONFIG_UBSAN_TRAP=%s",
+		 HP_SYM_INTEGER_WRAP "=%s (6.12: depends on BROKEN), CONFIG_UBSAN=%s, CONFIG_UBSAN_TRAP=%s",
 		 l->configured ? "y" : "n", IS_ENABLED(CONFIG_UBSAN) ? "y" : "n",
 		 IS_ENABLED(CONFIG_UBSAN_TRAP) ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built), "kernel flags: %s%s%s; %s (%s)",

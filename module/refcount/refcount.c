@@ -13,7 +13,6 @@
 #include <linux/limits.h>
 #include <linux/printk.h>
 #include <linux/refcount.h>
-#include <linux/sprintf.h>
 #include <linux/string.h>
 
 #include "../hardprobe.h"

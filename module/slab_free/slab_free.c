@@ -36,7 +36,6 @@
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
-#include <linux/sprintf.h>
 #include <linux/string.h>
 
 #include "../hardprobe.h"
@@ -82,7 +81,7 @@ static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int 
 	char name[32];
 
 	snprintf(name, sizeof(name), "hardprobe-slab-%s-%d", kind, seq);
-	return kmem_cache_create(name, size, 0, SLAB_NO_MERGE, NULL);
+	return kmem_cache_create(name, size, 0, HP_SLAB_NO_MERGE, NULL);
 }
 
 /* Freeing twice in a row, with the same CPU's freelist both times. */

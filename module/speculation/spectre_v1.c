@@ -49,7 +49,6 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <linux/unaligned.h>
 
 #ifdef CONFIG_ARM64
 #include <asm/sysreg.h>

@@ -30,7 +30,6 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
 
 #include "../hardprobe.h"
 #include "speculation.h"
@@ -403,9 +402,9 @@ static void hp_sls_layers(struct hp_layers *l)
 		hp_spec_layers_na(l, "not used by the kernel on arm64");
 		return;
 	}
-	l->configured = IS_ENABLED(CONFIG_MITIGATION_SLS);
+	l->configured = HP_CONFIG_SLS;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_MITIGATION_SLS=%s", l->configured ? "y" : "n");
+		 HP_SYM_SLS "=%s", l->configured ? "y" : "n");
 	hp_built_flags(l, HP_FLAG_SLS, "no -mharden-sls");
 	hp_layer(l->active, sizeof(l->active), "compile time only (int3 in the code)");
 }
@@ -418,11 +417,11 @@ static void hp_retpoline_layers(struct hp_layers *l)
 		hp_spec_layers_na(l, "x86_64 only");
 		return;
 	}
-	l->configured = IS_ENABLED(CONFIG_MITIGATION_RETPOLINE);
+	l->configured = HP_CONFIG_RETPOLINE;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_MITIGATION_RETPOLINE=%s, CONFIG_MITIGATION_RETHUNK=%s",
+		 HP_SYM_RETPOLINE "=%s, " HP_SYM_RETHUNK "=%s",
 		 l->configured ? "y" : "n",
-		 IS_ENABLED(CONFIG_MITIGATION_RETHUNK) ? "y" : "n");
+		 HP_CONFIG_RETHUNK ? "y" : "n");
 	hp_built_flags(l, HP_FLAG_RETPOLINE, "no retpoline/return thunk flags");
 	if (hp_read_file(HP_SPECTRE_V2, v2, sizeof(v2)) < 0)
 		hp_layer(l->active, sizeof(l->active), "no %s", HP_SPECTRE_V2);

@@ -23,7 +23,6 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
-#include <linux/sprintf.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 

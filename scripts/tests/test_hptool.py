@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
-from hptool import Error, expect, findings, kconfig, ktap, offvariants, outcome, qemu, symbols, tally, targets  # noqa: E402
+from hptool import Error, expect, findings, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
 TARGETS = ["x86_64-gcc", "x86_64-clang", "arm64-gcc", "arm64-clang", "debian", "x86_64-gcc-debug"]
@@ -462,8 +462,41 @@ def test_say():
           q.stderr.splitlines()[0] if q.stderr else p.stderr)
 
 
+def test_renames():
+    """scripts/kconfig-renames and module/lib/compat.h say the same; fragments are spelled
+    per kernel version."""
+    table = renames.parse()
+    have = {(o, n) for o, n, _, _ in table}
+    want = {("CONFIG_CFI_CLANG", "CONFIG_CFI"), ("CONFIG_UBSAN_SIGNED_WRAP", "CONFIG_UBSAN_INTEGER_WRAP"),
+            ("CONFIG_GCC_PLUGIN_STACKLEAK", "CONFIG_KSTACK_ERASE"), ("CONFIG_SLS", "CONFIG_MITIGATION_SLS"),
+            ("CONFIG_RETPOLINE", "CONFIG_MITIGATION_RETPOLINE")}
+    check("renames-table", want <= have, f"{len(table)} renames")
+    bad = renames.compat_mismatches(table)
+    check("renames-compat-h-agrees", not bad, "; ".join(bad) or "module/lib/compat.h: every rename, both names")
+    # positive control: a compat.h that dates a rename wrongly, or tests one name only, is caught
+    text = open(os.path.join(TOP, "module", "lib", "compat.h")).read()
+    with tempfile.TemporaryDirectory() as d:
+        wrong = os.path.join(d, "compat.h")
+        with open(wrong, "w") as f:
+            f.write(text.replace("KERNEL_VERSION(6, 18, 0)", "KERNEL_VERSION(6, 13, 0)")
+                    .replace("IS_ENABLED(CONFIG_KSTACK_ERASE))", "0)"))
+        bad = renames.compat_mismatches(table, wrong)
+        check("renames-compat-h-mismatch-caught",
+              any("HP_SYM_CFI" in b for b in bad) and any("HP_CONFIG_KSTACK_ERASE" in b for b in bad),
+              "; ".join(bad))
+    frag = "CONFIG_MITIGATION_SLS=y  # required\n# CONFIG_MITIGATION_RETPOLINE is not set\nCONFIG_CFI_CLANG=y\n"
+    old61 = renames.spell(frag, "6.1")
+    main = renames.spell(frag, "6.18.3")
+    check("renames-spell-per-version",
+          old61 == "CONFIG_SLS=y  # required\n# CONFIG_RETPOLINE is not set\nCONFIG_CFI_CLANG=y\n" and
+          renames.spell(frag, "6.12.118") == frag and
+          main == "CONFIG_MITIGATION_SLS=y  # required\n# CONFIG_MITIGATION_RETPOLINE is not set\nCONFIG_CFI=y\n" and
+          renames.spell(main, "6.12") == frag, old61.replace("\n", " | "))
+
+
 def main():
     rec = recorded()
+    test_renames()
     test_say()
     test_offvariants()
     test_targets(rec)

@@ -80,11 +80,23 @@ def main():
     empty = [i for i in ids if not any(f == i for f, _, _ in probes)]
     check("registry-doc-every-feature-probed", not empty,
           f"features without a probe: {empty}" if empty else "")
-    arch = [f["id"] for f in feats if "" not in f["symbol"]]
+    def by_version(f):
+        return all(k.endswith("+") or k.startswith("before ") for k in f["symbol"])
+    arch = [f["id"] for f in feats if "" not in f["symbol"] and not by_version(f)]
     check("registry-doc-arch-symbols",
           all({"x86_64", "arm64"} <= set(f["symbol"]) for f in feats if f["id"] in arch)
           and {"user_exec", "user_access", "spectre_v1"} <= set(arch),
           f"per-arch symbols: {', '.join(arch)}")
+    # the Kconfig symbols renamed after 6.12 (module/lib/compat.h) come with both names
+    renamed = {f["id"]: f["symbol"] for f in feats if by_version(f)}
+    want = {"kcfi": ("CONFIG_CFI", "CONFIG_CFI_CLANG"),
+            "stack_erase": ("CONFIG_KSTACK_ERASE", "CONFIG_GCC_PLUGIN_STACKLEAK"),
+            "signed_overflow": ("CONFIG_UBSAN_INTEGER_WRAP", "CONFIG_UBSAN_SIGNED_WRAP")}
+    check("registry-doc-version-symbols",
+          all(set(names) == set(renamed.get(fid, {}).values()) and len(renamed[fid]) == 2
+              for fid, names in want.items()),
+          "; ".join(f"{k}: {' / '.join(f'{c} {v}' for c, v in s.items())}"
+                    for k, s in renamed.items()))
 
     p = subprocess.run([sys.executable, GEN, "--check"], capture_output=True, text=True)
     check("registry-doc-check", p.returncode == 0,

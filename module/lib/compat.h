@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hardprobe compat: what differs between the kernels hardprobe builds
+ * against (6.1 LTS to mainline), in one place. Where a header or a macro
+ * tells, it is tested for itself (__has_include, #ifdef); a kernel version
+ * is compared only where nothing else tells. The families include this
+ * file instead of the header that moved; none of them tests a version.
+ *
+ * Kconfig symbols renamed after 6.12 are here too (HP_CONFIG_*), the same
+ * renames as scripts/kconfig-renames, which a host test ties to this file.
+ */
+#ifndef _HARDPROBE_COMPAT_H
+#define _HARDPROBE_COMPAT_H
+
+#include <linux/kconfig.h>
+#include <linux/version.h>
+
+/* snprintf() and friends: <linux/sprintf.h> since 6.6, <linux/kernel.h> before */
+#if __has_include(<linux/sprintf.h>)
+#include <linux/sprintf.h>
+#else
+#include <linux/kernel.h>
+#endif
+
+/* get_unaligned(): <linux/unaligned.h> since 6.12, <asm/unaligned.h> before */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * A slab cache that is never merged with another: SLAB_NO_MERGE since 6.5;
+ * before, SLAB_NOLEAKTRACE is one of the flags that forbid merging
+ * (SLAB_NEVER_MERGE) and changes nothing else a probe looks at (kmemleak
+ * does not track the cache's objects).
+ */
+#ifdef SLAB_NO_MERGE
+#define HP_SLAB_NO_MERGE	SLAB_NO_MERGE
+#else
+#define HP_SLAB_NO_MERGE	SLAB_NOLEAKTRACE
+#endif
+
+/* seq_buf_puts() and seq_buf_putc(): exported from 6.8 on */
+#include <linux/seq_buf.h>
+
+static inline void hp_seq_buf_puts(struct seq_buf *s, const char *str)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	seq_buf_puts(s, str);
+#else
+	seq_buf_printf(s, "%s", str);
+#endif
+}
+
+static inline void hp_seq_buf_putc(struct seq_buf *s, unsigned char c)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	seq_buf_putc(s, c);
+#else
+	seq_buf_printf(s, "%c", c);
+#endif
+}
+
+/*
+ * The module's own memory: struct module_memory (THIS_MODULE->mem[]) since
+ * 6.4, one struct module_layout (core_layout: text, rodata, ro_after_init,
+ * data, in that order) before. hp_mod_region() gives one region's bounds.
+ */
+enum hp_mod_region { HP_MOD_TEXT, HP_MOD_RODATA, HP_MOD_RO_AFTER_INIT, HP_MOD_DATA };
+
+#ifdef MODULE
+#include <linux/module.h>
+
+static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
+				 unsigned long *size)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	static const enum mod_mem_type type[] = {
+		[HP_MOD_TEXT] = MOD_TEXT, [HP_MOD_RODATA] = MOD_RODATA,
+		[HP_MOD_RO_AFTER_INIT] = MOD_RO_AFTER_INIT, [HP_MOD_DATA] = MOD_DATA,
+	};
+	const struct module_memory *m = &THIS_MODULE->mem[type[r]];
+
+	*base = (unsigned long)m->base;
+	*size = m->size;
+#else
+	const struct module_layout *l = &THIS_MODULE->core_layout;
+	const unsigned int ends[] = {
+		[HP_MOD_TEXT] = l->text_size, [HP_MOD_RODATA] = l->ro_size,
+		[HP_MOD_RO_AFTER_INIT] = l->ro_after_init_size, [HP_MOD_DATA] = l->size,
+	};
+	unsigned int start = r == HP_MOD_TEXT ? 0 : ends[r - 1];
+
+	*base = (unsigned long)l->base + start;
+	*size = ends[r] - start;
+#endif
+}
+#endif /* MODULE */
+
+/*
+ * FORTIFY_SOURCE's failure report: from 6.9 the fortify_panic(func, write,
+ * avail, size, retfail) macro, which names the sizes, and which a caller may
+ * redefine to count and return (HP_FORTIFY_HOOK: module/fortify/Makefile
+ * looks for it); before, a __noreturn fortify_panic(name), which prints the
+ * function's name only.
+ */
+#ifdef HP_FORTIFY_HOOK
+#define HP_FORTIFY_SIG(fn, write, avail) \
+	fn ": detected buffer overflow: " #write " byte write of buffer size " #avail
+#else
+#define HP_FORTIFY_SIG(fn, write, avail)	"detected buffer overflow in " fn
+#endif
+
+/*
+ * Kconfig symbols renamed after 6.12 (scripts/kconfig-renames): each
+ * HP_CONFIG_* is true under either name, and HP_SYM_* is the name this
+ * kernel uses, for the reports.
+ */
+#define HP_CONFIG_CFI		(IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI))
+#define HP_CONFIG_ARCH_CFI	(IS_ENABLED(CONFIG_ARCH_SUPPORTS_CFI_CLANG) || \
+				 IS_ENABLED(CONFIG_ARCH_SUPPORTS_CFI))
+#define HP_CONFIG_INTEGER_WRAP	(IS_ENABLED(CONFIG_UBSAN_SIGNED_WRAP) || \
+				 IS_ENABLED(CONFIG_UBSAN_INTEGER_WRAP))
+#define HP_CONFIG_KSTACK_ERASE	(IS_ENABLED(CONFIG_GCC_PLUGIN_STACKLEAK) || \
+				 IS_ENABLED(CONFIG_KSTACK_ERASE))
+#define HP_CONFIG_SLS		(IS_ENABLED(CONFIG_MITIGATION_SLS) || IS_ENABLED(CONFIG_SLS))
+#define HP_CONFIG_RETPOLINE	(IS_ENABLED(CONFIG_MITIGATION_RETPOLINE) || \
+				 IS_ENABLED(CONFIG_RETPOLINE))
+#define HP_CONFIG_RETHUNK	(IS_ENABLED(CONFIG_MITIGATION_RETHUNK) || IS_ENABLED(CONFIG_RETHUNK))
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define HP_SYM_CFI		"CONFIG_CFI"
+#else
+#define HP_SYM_CFI		"CONFIG_CFI_CLANG"
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#define HP_SYM_INTEGER_WRAP	"CONFIG_UBSAN_INTEGER_WRAP"
+#else
+#define HP_SYM_INTEGER_WRAP	"CONFIG_UBSAN_SIGNED_WRAP"
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define HP_SYM_KSTACK_ERASE	"CONFIG_KSTACK_ERASE"
+#else
+#define HP_SYM_KSTACK_ERASE	"CONFIG_GCC_PLUGIN_STACKLEAK"
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define HP_SYM_SLS		"CONFIG_MITIGATION_SLS"
+#define HP_SYM_RETPOLINE	"CONFIG_MITIGATION_RETPOLINE"
+#define HP_SYM_RETHUNK		"CONFIG_MITIGATION_RETHUNK"
+#else
+#define HP_SYM_SLS		"CONFIG_SLS"
+#define HP_SYM_RETPOLINE	"CONFIG_RETPOLINE"
+#define HP_SYM_RETHUNK		"CONFIG_RETHUNK"
+#endif
+
+#endif /* _HARDPROBE_COMPAT_H */
