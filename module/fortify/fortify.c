@@ -67,7 +67,7 @@ static void hp_fo_run(struct hp_result *r, enum hp_fo_op op)
 	bool mem = op == HP_FO_MEMCPY || op == HP_FO_MEMSET;
 	const char *name = hp_fo_names[op];
 
-	if (!IS_ENABLED(HP_FORTIFY_HOOK)) {
+	if (!HP_HAVE_FORTIFY_HOOK) {
 		hp_set(r, HP_UNSUPPORTED,
 		       "%s: this kernel's fortify_panic() cannot return (before 6.9): no hook counts a catch and goes on; strcpy_bug tests the real handler",
 		       name);
@@ -175,7 +175,7 @@ static void hp_fortify_memcpy_field_spanning(struct hp_result *r)
 	}
 	/* the same copy through the counting hook: is the check compiled in? */
 	hp_fo_fill(&a);
-	if (IS_ENABLED(HP_FORTIFY_HOOK))
+	if (HP_HAVE_FORTIFY_HOOK)
 		hp_fo_counted(HP_FO_MEMCPY, HP_FO_MEMBER, &a, HP_FO_OBJ + 4, &c);
 	snprintf(marker, sizeof(marker), "hardprobe: fortify span [%u]", ++seq);
 	pr_info("%s: memcpy 20 bytes into a 16-byte member\n", marker);

@@ -106,9 +106,11 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
  * function's name only.
  */
 #ifdef HP_FORTIFY_HOOK
+#define HP_HAVE_FORTIFY_HOOK	true
 #define HP_FORTIFY_SIG(fn, write, avail) \
 	fn ": detected buffer overflow: " #write " byte write of buffer size " #avail
 #else
+#define HP_HAVE_FORTIFY_HOOK	false
 #define HP_FORTIFY_SIG(fn, write, avail)	"detected buffer overflow in " fn
 #endif
 
@@ -127,7 +129,8 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_CONFIG_SLS		(IS_ENABLED(CONFIG_MITIGATION_SLS) || IS_ENABLED(CONFIG_SLS))
 #define HP_CONFIG_RETPOLINE	(IS_ENABLED(CONFIG_MITIGATION_RETPOLINE) || \
 				 IS_ENABLED(CONFIG_RETPOLINE))
-#define HP_CONFIG_RETHUNK	(IS_ENABLED(CONFIG_MITIGATION_RETHUNK) || IS_ENABLED(CONFIG_RETHUNK))
+#define HP_CONFIG_RETHUNK	(IS_ENABLED(CONFIG_MITIGATION_RETHUNK) || \
+				 IS_ENABLED(CONFIG_RETHUNK))
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
 #define HP_SYM_CFI		"CONFIG_CFI"

@@ -479,7 +479,8 @@ static void hp_ovf_signed_layers(struct hp_layers *l)
 {
 	l->configured = HP_CONFIG_INTEGER_WRAP;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 HP_SYM_INTEGER_WRAP "=%s (6.12: depends on BROKEN), CONFIG_UBSAN=%s, CONFIG_UBSAN_TRAP=%s",
+		 HP_SYM_INTEGER_WRAP
+		 "=%s (6.12: depends on BROKEN), CONFIG_UBSAN=%s, CONFIG_UBSAN_TRAP=%s",
 		 l->configured ? "y" : "n", IS_ENABLED(CONFIG_UBSAN) ? "y" : "n",
 		 IS_ENABLED(CONFIG_UBSAN_TRAP) ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built), "kernel flags: %s%s%s; %s (%s)",
