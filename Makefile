@@ -5,7 +5,8 @@
 #   make check
 #   make matrix [TARGETS="x86_64-gcc ..."] [COMPILERS="clang-22"]   every target, one table
 # other kernels in QEMU:
-#   make run TARGET=debian                      the installed Debian 6.12 kernel and headers
+#   make run TARGET=debian                      Debian 12's default kernel (6.1) and its headers
+#   make run TARGET=debian-6.12                 Debian 12's 6.12 kernel and its headers
 #   make run KDIR=<build dir> KIMAGE=<image>    a kernel you built (ARCH=arm64 if so)
 # and the module itself against your own kernel:
 #   make KDIR=/lib/modules/$(uname -r)/build
@@ -30,7 +31,7 @@ RUN_TARGET = $(if $(KIMAGE)$(RUN_KDIR),$(if $(filter command line,$(origin TARGE
 
 run:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET) $(ARCH)),--arm64) \
-		$(if $(filter debian,$(TARGET)),--debian)
+		$(if $(filter debian%,$(TARGET)),--debian=$(TARGET))
 	@EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		KDIR="$(RUN_KDIR)" KIMAGE="$(if $(KIMAGE),$(abspath $(KIMAGE)))" ARCH="$(ARCH)" \
 		scripts/run.sh $(RUN_TARGET)

@@ -3,11 +3,12 @@
 # hardprobe: install the Debian packages the bench needs (Debian 12). As root it runs
 # apt-get; otherwise it prints the exact command and fails. No other downloads.
 # (chromium: make check looks at the matrix HTML in headless Chromium.)
-# usage: deps.sh [--arm64] [--debian]
+# usage: deps.sh [--arm64] [--debian[=TARGET]]...
 #   --arm64   also enables the arm64 package architecture, for the guest's
 #             busybox-static:arm64, fetched later into the cache
-#   --debian  also a stock Debian 6.12 amd64 kernel with its headers (make run TARGET=debian),
-#             unless one is installed already
+#   --debian=TARGET  also the stock Debian amd64 kernel of that target with its headers
+#             (debian: Debian 12's default 6.1; debian-6.12: the 6.12 series), unless one
+#             of that series is installed already; --debian alone means --debian=debian
 set -euo pipefail
 
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
@@ -18,24 +19,29 @@ pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils 
 # EXTRA_PKGS: more Debian packages (make matrix COMPILERS=clang-22: clang-22 lld-22 llvm-22)
 # shellcheck disable=SC2206
 pkgs+=(${EXTRA_PKGS:-})
-arm64=no debian=no
+. "$(dirname "$0")/lib.sh"
+arm64=no series=()
 for a in "$@"; do
 	case "$a" in
 	--arm64) arm64=yes ;;
-	--debian) debian=yes ;;
-	*) echo "usage: deps.sh [--arm64] [--debian]" >&2; exit 2 ;;
+	--debian) series+=(6.1) ;;
+	--debian=*)
+		s=$(hp_debian_series "${a#--debian=}") || {
+			echo "hardprobe: no Debian kernel target '${a#--debian=}' (known: debian, debian-6.1, debian-6.12)" >&2
+			exit 2
+		}
+		series+=("$s") ;;
+	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]..." >&2; exit 2 ;;
 	esac
 done
 
-. "$(dirname "$0")/lib.sh"
-if [ $debian = yes ]; then
-	if [ -z "$(hp_debian_kernel)" ]; then
-		dp=$(hp_debian_pkgs)
-		[ -n "$dp" ] || { echo "hardprobe: no linux-image-6.12.*+deb12-amd64-unsigned with matching linux-headers in the package lists (apt-get update?)" >&2; exit 1; }
-		# shellcheck disable=SC2206
-		pkgs+=($dp)
-	fi
-fi
+for s in ${series[@]+"${series[@]}"}; do
+	[ -z "$(hp_debian_kernel "$s")" ] || continue
+	dp=$(hp_debian_pkgs "$s")
+	[ -n "$dp" ] || { echo "hardprobe: no Debian $s amd64 kernel (linux-image-<version>-amd64-unsigned with matching linux-headers) in the package lists (apt-get update?)" >&2; exit 1; }
+	# shellcheck disable=SC2206
+	pkgs+=($dp)
+done
 
 missing=()
 for p in "${pkgs[@]}"; do

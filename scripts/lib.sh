@@ -34,25 +34,51 @@ hp_target_kdir() {
 	eval "$out"
 }
 
-# hp_debian_kernel: the newest installed Debian amd64 kernel that has its headers
-# installed too; prints "<version>" or nothing
+# Debian's own amd64 kernels, by target name: "debian" is Debian 12's default kernel (the
+# 6.1 series of linux-image-amd64), "debian-6.12" the 6.12 series of bookworm, and
+# "debian-6.1" the default again.
+# hp_debian_series NAME: prints the series ("6.1", "6.12"), or fails for another name
+hp_debian_series() {
+	case "$1" in
+	debian | debian-6.1) echo 6.1 ;;
+	debian-6.12) echo 6.12 ;;
+	*) return 1 ;;
+	esac
+}
+
+# hp_debian_version_re SERIES: the package version of that series' amd64 kernels, as an
+# extended regular expression ("6.1.0-57-amd64", "6.12.118+deb12-amd64")
+hp_debian_version_re() {
+	case "$1" in
+	6.1) echo '6\.1\.0-[0-9]+-amd64' ;;
+	6.12) echo '6\.12\.[0-9]+\+deb12-amd64' ;;
+	*) hp_die "no Debian amd64 kernel series '$1' (known: 6.1, 6.12)" ;;
+	esac
+}
+
+# hp_debian_kernel SERIES: the newest installed Debian amd64 kernel of that series that
+# has its headers installed too; prints "<version>" or nothing
 hp_debian_kernel() {
-	local v ver
+	local v ver re
+	re=$(hp_debian_version_re "${1:?series}") || exit 1
 	for v in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V -r); do
 		ver=${v#/boot/vmlinuz-}
+		[[ "$ver" =~ ^$re$ ]] || continue
 		[ -f "/usr/src/linux-headers-$ver/.config" ] && { echo "$ver"; return; }
 	done
 	true
 }
 
-# hp_debian_pkgs: the newest Debian 6.12 amd64 kernel the archive offers both the unsigned
-# image and the headers for: prints "linux-image-<v>-unsigned linux-headers-<v>" or nothing.
-# Every answer is captured before it is matched: under pipefail, "apt-cache ... | grep -q"
-# fails whenever grep matches before apt-cache has finished writing (SIGPIPE), and every
-# candidate would be rejected (scripts/tests/test_deps.sh runs this against a stand-in).
+# hp_debian_pkgs SERIES: the newest Debian amd64 kernel of that series the archive offers
+# both the unsigned image and the headers for: prints "linux-image-<v>-unsigned
+# linux-headers-<v>" or nothing. Every answer is captured before it is matched: under
+# pipefail, "apt-cache ... | grep -q" fails whenever grep matches before apt-cache has
+# finished writing (SIGPIPE), and every candidate would be rejected
+# (scripts/tests/test_deps.py runs this against a stand-in).
 hp_debian_pkgs() {
-	local v names policy
-	names=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' 2>/dev/null) || true
+	local v names policy re
+	re=$(hp_debian_version_re "${1:?series}") || exit 1
+	names=$(apt-cache search --names-only "^linux-headers-$re\$" 2>/dev/null) || true
 	for v in $(awk '{ print $1 }' <<<"$names" | sed -n 's/^linux-headers-//p' | sort -V -r); do
 		policy=$(apt-cache policy "linux-image-$v-unsigned" 2>/dev/null) || true
 		if grep -q '^ *Candidate: [0-9]' <<<"$policy"; then

@@ -53,7 +53,7 @@ for t in "${targets[@]}"; do
 	t0=$(date +%s)
 	hp_say matrix "$t" "target $i/$n: run (kernel, module, boot, fatal guests); log $log"
 	rc=0 stage=complete reason=
-	if [ "$t" != debian ] && ! err=$( (hp_target "$t") 2>&1 ); then
+	if ! hp_debian_series "$t" >/dev/null && ! err=$( (hp_target "$t") 2>&1 ); then
 		rc=1 stage=target reason=${err#hardprobe: error: }
 		echo "$err" >"$log"
 	else

@@ -3,7 +3,8 @@
 # hardprobe bench: kernel -> module -> initramfs -> QEMU -> results/<target>/.
 # usage: run.sh TARGET   (env: KSRC, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT,
 #                         PANIC_GUESTS=no: skip the one-guest panicking probes)
-#   TARGET=debian: the installed Debian amd64 kernel and its linux-headers (scripts/deps.sh --debian)
+#   TARGET=debian (Debian 12's default, 6.1), debian-6.12: the installed Debian amd64 kernel of
+#   that series and its linux-headers (scripts/deps.sh --debian=TARGET)
 #   KDIR=<prepared build dir> KIMAGE=<bzImage|Image> [ARCH=arm64]: a kernel you built; TARGET
 #   then only names the results directory (default: custom)
 set -euo pipefail
@@ -15,9 +16,9 @@ if [ -n "${KIMAGE:-}" ] || [ -n "${KDIR:-}" ]; then
 	[ -f "$KIMAGE" ] || hp_die "KIMAGE=$KIMAGE: no such file"
 	[ -f "$KDIR/Module.symvers" ] || hp_die "KDIR=$KDIR: no Module.symvers (build the kernel, or run 'make modules_prepare' and accept unresolved-symbol warnings)"
 	prebuilt=$KDIR image=$KIMAGE
-elif [ "$target" = debian ]; then
-	ver=$(hp_debian_kernel)
-	[ -n "$ver" ] || hp_die "no Debian kernel with its headers installed: run scripts/deps.sh --debian (as root)"
+elif series=$(hp_debian_series "$target"); then
+	ver=$(hp_debian_kernel "$series")
+	[ -n "$ver" ] || hp_die "no Debian $series amd64 kernel with its headers installed: run scripts/deps.sh --debian=$target (as root)"
 	prebuilt=/usr/src/linux-headers-$ver image=/boot/vmlinuz-$ver
 	[ -r "$image" ] || hp_die "$image is not readable: run as root"
 else

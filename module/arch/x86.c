@@ -15,6 +15,7 @@
 
 const u8 hp_x86_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 const u8 hp_x86_endbr_poison[4] = { 0x66, 0x0f, 0x1f, 0x00 };
+const u8 hp_x86_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 /*
  * What the CPU itself offers (CPUID leaf 7, EBX), as opposed to what the

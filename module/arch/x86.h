@@ -13,6 +13,8 @@
 /* endbr64, and FineIBT's poison of the landing pad it moves into __cfi_ */
 extern const u8 hp_x86_endbr64[4];
 extern const u8 hp_x86_endbr_poison[4];
+/* the 5-byte nop of an ftrace call site (__fentry__) before patching in a tracer */
+extern const u8 hp_x86_nop5[5];
 
 bool hp_x86_cpuid7_has(unsigned int bit);
 bool hp_x86_cpu_nx(void);

@@ -208,6 +208,7 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 {
 	const u8 *entry = (const u8 *)hp_ibt_target;
 	hp_cfi_int_fn fn = hp_ibt_target;
+	unsigned int past = 4;
 	char marker[48];
 
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hp_x86_ibt_active()) {
@@ -218,14 +219,28 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 		       " (under a hypervisor; QEMU TCG does not emulate CET)" : "");
 		return;
 	}
-	/* either way the entry is 4 bytes long, so +4 starts an instruction */
+	/*
+	 * endbr64 and FineIBT's poison are 4 bytes long, so +4 starts an
+	 * instruction. Without IBT built in, a traced function starts with
+	 * ftrace's 5-byte nop instead, and +5 starts the body: the same bug,
+	 * an indirect call past the function's entry, with no landing pad to
+	 * miss. Any other first bytes leave no known instruction boundary.
+	 */
 	if (memcmp(entry, hp_x86_endbr64, sizeof(hp_x86_endbr64)) &&
-	    memcmp(entry, hp_x86_endbr_poison, sizeof(hp_x86_endbr_poison)) &&
-	    hp_x86_ibt_active()) {
-		hp_set(r, HP_ERROR,
-		       "hp_ibt_target starts with neither endbr64 nor FineIBT's poison (%4ph)",
-		       entry);
-		return;
+	    memcmp(entry, hp_x86_endbr_poison, sizeof(hp_x86_endbr_poison))) {
+		if (hp_x86_ibt_active()) {
+			hp_set(r, HP_ERROR,
+			       "hp_ibt_target starts with neither endbr64 nor FineIBT's poison (%4ph)",
+			       entry);
+			return;
+		}
+		if (memcmp(entry, hp_x86_nop5, sizeof(hp_x86_nop5))) {
+			hp_set(r, HP_UNSUPPORTED,
+			       "hp_ibt_target starts with %5ph: no endbr64 (IBT not built) and no ftrace nop, so no known instruction start past its entry",
+			       entry);
+			return;
+		}
+		past = sizeof(hp_x86_nop5);
 	}
 	/* the legal call, kCFI-checked where there is kCFI */
 	OPTIMIZER_HIDE_VAR(fn);
@@ -235,14 +250,14 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 	}
 	WRITE_ONCE(hp_cfi_hit, 0);
 	snprintf(marker, sizeof(marker), "ibt call [%d]", atomic_inc_return(&hp_cfi_seq));
-	pr_info("%s: indirect call to hp_ibt_target+4\n", marker);
+	pr_info("%s: indirect call to hp_ibt_target+%u\n", marker, past);
 	/*
 	 * the bug: a call past the landing pad, from code without kCFI (the
 	 * address is hidden from the compiler so that objtool does not see a
 	 * relocation to a non-ENDBR address: that is the point here)
 	 */
 	OPTIMIZER_HIDE_VAR(entry);
-	hp_cfi_call_unchecked((hp_cfi_int_fn)(entry + 4), 0x22);
+	hp_cfi_call_unchecked((hp_cfi_int_fn)(entry + past), 0x22);
 
 	/* still here: ibt=warn, or nothing checked the call */
 	if (hp_log_find(marker, HP_IBT_SIG, r->evidence, sizeof(r->evidence))) {
@@ -250,7 +265,8 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 		return;
 	}
 	hp_set(r, READ_ONCE(hp_cfi_hit) == 0x5a22 ? HP_VULNERABLE : HP_ERROR,
-	       "survived: the call to hp_ibt_target+4 (past endbr64) %s; IBT %s",
+	       "survived: the call to hp_ibt_target+%u (past %s) %s; IBT %s", past,
+	       past == 4 ? "endbr64" : "ftrace's nop: no endbr64",
 	       READ_ONCE(hp_cfi_hit) == 0x5a22 ? "ran the body" : "did not run the body",
 	       hp_x86_ibt_active() ? "active" : "not built");
 }

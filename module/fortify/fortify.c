@@ -192,10 +192,17 @@ static void hp_fortify_memcpy_field_spanning(struct hp_result *r)
 		       line, spill);
 		return;
 	}
-	if (first_run && c.spanned) {
+	/*
+	 * WARN_ONCE fired here in an earlier run of this load: the counted copy
+	 * shows the check is still there; before 6.9 there is no counting
+	 * hook, and the call site that warned is the same code
+	 */
+	if (first_run && (c.spanned || !HP_HAVE_FORTIFY_HOOK)) {
 		hp_set(r, HP_PROTECTED,
-		       "WARN_ONCE already fired at this call site in run %u: \"%s\"; the counted copy still trips the check",
-		       first_run, first);
+		       "WARN_ONCE already fired at this call site in run %u: \"%s\"; %s",
+		       first_run, first, HP_HAVE_FORTIFY_HOOK ?
+		       "the counted copy still trips the check" :
+		       "the same code (no counting hook before 6.9 to trip it again)");
 		return;
 	}
 	if (!spill) {

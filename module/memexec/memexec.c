@@ -74,8 +74,11 @@
 #define HP_UACCESS_SIG	"-"
 #endif
 
-/* The function every nx/user_exec probe copies and calls. */
-static noinline int hp_exec_fn(void)
+/*
+ * The function every nx/user_exec probe copies and calls (notrace: no
+ * ftrace call site at its entry, as on a kernel with FUNCTION_TRACER).
+ */
+static noinline notrace int hp_exec_fn(void)
 {
 	return HP_EXEC_MAGIC;
 }
@@ -87,9 +90,11 @@ static noinline int hp_exec_fn(void)
  * control checks that the text really holds these bytes.
  */
 #if defined(CONFIG_X86_64)
-#define HP_EXEC_RODATA_LEN 10
+#define HP_EXEC_RODATA_LEN (IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? 10 : 6)
 static const u8 hp_exec_rodata[HP_EXEC_SIZE] __aligned(16) = {
+#ifdef CONFIG_X86_KERNEL_IBT
 	0xf3, 0x0f, 0x1e, 0xfa,		/* endbr64 */
+#endif
 	0xb8, 0x5a, 0x5a, 0x00, 0x00,	/* mov $0x5a5a, %eax */
 	0xc3,				/* ret */
 };
@@ -246,7 +251,7 @@ static void hp_nx_rodata(struct hp_result *r)
 	if (memcmp(hp_exec_rodata, text, HP_EXEC_RODATA_LEN)) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "control: the compiler emitted other bytes than the .rodata copy (text starts %*ph)",
-		       HP_EXEC_RODATA_LEN, text);
+		       (int)HP_EXEC_RODATA_LEN, text);
 		return;
 	}
 	hp_nx_fire(r, "module .rodata", (void *)hp_exec_rodata, HP_EXEC_RODATA_LEN);

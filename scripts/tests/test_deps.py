@@ -25,19 +25,20 @@ def check(name, ok, detail=""):
     print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
 
 
-# a stand-in apt-cache: "search" lists three header packages, "policy" answers with the
+# a stand-in apt-cache: "search" lists the header packages of two series that match the
+# pattern (as the real one, an extended regular expression), "policy" answers with the
 # Candidate line first and then thousands of lines (the version table of a busy archive)
 APT_CACHE = r"""#!/bin/bash
 case "$1" in
 search)
-	for v in 6.12.38+deb12 6.12.43+deb12 6.12.41+deb12; do
-		echo "linux-headers-$v-amd64 - Header files for Linux $v-amd64"
-	done ;;
+	for v in 6.12.38+deb12 6.12.43+deb12 6.12.41+deb12 6.1.0-9 6.1.0-57 6.1.0-56 6.1.0-10; do
+		echo "linux-headers-$v-amd64"
+	done | grep -E "$3" | sed 's/$/ - Header files for Linux/' ;;
 policy)
 	echo "$2:"
 	echo "  Installed: (none)"
 	case "$2" in
-	*6.12.43*) echo "  Candidate: (none)" ;;
+	*6.12.43* | *6.1.0-57-*) echo "  Candidate: (none)" ;;
 	*) echo "  Candidate: ${2#linux-image-}" ;;
 	esac
 	echo "  Version table:"
@@ -62,14 +63,23 @@ def lib_call(d, call):
 def test_debian_pkgs():
     with tempfile.TemporaryDirectory(prefix="hp-deps-") as d:
         stand_in(d, "apt-cache", APT_CACHE)
-        p = lib_call(d, "hp_debian_pkgs")
+        p = lib_call(d, "hp_debian_pkgs 6.12")
         # 6.12.43 has headers but no image candidate: the newest with both is 6.12.41
         want = "linux-image-6.12.41+deb12-amd64-unsigned linux-headers-6.12.41+deb12-amd64"
         check("deps-debian-kernel-long-apt-answer", p.stdout.strip() == want and p.returncode == 0,
               f"(got {p.stdout.strip()!r}, exit {p.returncode})")
+        # Debian 12's default series: 6.1.0-N, newest N by number (56 over 10 and 9; 57
+        # has no image), never a 6.12
+        p = lib_call(d, "hp_debian_pkgs 6.1")
+        want = "linux-image-6.1.0-56-amd64-unsigned linux-headers-6.1.0-56-amd64"
+        check("deps-debian-kernel-6.1-series", p.stdout.strip() == want and p.returncode == 0,
+              f"(got {p.stdout.strip()!r}, exit {p.returncode})")
+        p = lib_call(d, "hp_debian_pkgs 5.10")
+        check("deps-debian-kernel-unknown-series", p.returncode != 0 and "known: 6.1, 6.12" in p.stderr,
+              p.stderr.strip())
         # nothing on offer: an empty answer, not an error of the script
         stand_in(d, "apt-cache", "#!/bin/sh\nexit 0\n")
-        p = lib_call(d, "hp_debian_pkgs")
+        p = lib_call(d, "hp_debian_pkgs 6.1")
         check("deps-debian-kernel-none-offered", p.stdout.strip() == "" and p.returncode == 0,
               f"(got {p.stdout.strip()!r}, exit {p.returncode})")
 
