@@ -37,6 +37,33 @@ python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-mat
 hp_say lint - "checkpatch --strict"
 "$HP_TOP/scripts/lint.sh" | record
 
+# W=1 module build of TARGET against the kernel build directory B (make args after it),
+# then the dependency-cycle check on its objects
+w1() {
+	local t=$1 B=$2 w d
+	shift 2
+	hp_say W=1 "$t" "module build"
+	d=$HP_TOP/results/.build/$t-w1
+	if ! "$HP_TOP/scripts/module.sh" "$t" "$B" "$d" W=1 "$@" 2>/dev/null; then
+		echo "check $t build-W=1: FAIL (build error: $d/module-build.log)" | record
+		return
+	fi
+	w=$(grep -c -E ': (warning|error):' "$d/module-build.log")
+	if [ "$w" = 0 ]; then
+		echo "check $t build-W=1: ok (kernel $(cat "$B/include/config/kernel.release" 2>/dev/null || echo '?'))" | record
+	else
+		echo "check $t build-W=1: FAIL ($w warnings)" | record
+		grep -E ': (warning|error):' "$d/module-build.log" | sed 's/^/    /' | record
+	fi
+	# the objects of hardprobe.ko depend one way: no cycle between files of module/
+	if hp_tool objdeps "$d/src" >"$d/objdeps.txt" 2>&1; then
+		echo "check $t objdeps: ok ($(tail -n 1 "$d/objdeps.txt"))" | record
+	else
+		echo "check $t objdeps: FAIL ($(tail -n 1 "$d/objdeps.txt"))" | record
+		grep '^cycle: ' "$d/objdeps.txt" | sed 's/^/    /' | record
+	fi
+}
+
 # W=1: full kernels for the booted targets, prepared trees for the others
 for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--prepare; do
 	t=${spec%%:*} mode=${spec#*:}
@@ -46,26 +73,11 @@ for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--
 		echo "check $t kernel: FAIL (see the build log above)" | record
 		continue
 	fi
-	hp_say W=1 "$t" "module build"
-	if "$HP_TOP/scripts/module.sh" "$t" "$B" "$HP_TOP/results/.build/$t-w1" W=1 "${extra[@]}" 2>/dev/null; then
-		w=$(grep -c -E ': (warning|error):' "$HP_TOP/results/.build/$t-w1/module-build.log")
-		if [ "$w" = 0 ]; then
-			echo "check $t build-W=1: ok" | record
-		else
-			echo "check $t build-W=1: FAIL ($w warnings)" | record
-			grep -E ': (warning|error):' "$HP_TOP/results/.build/$t-w1/module-build.log" | sed 's/^/    /' | record
-		fi
-		# the objects of hardprobe.ko depend one way: no cycle between files of module/
-		d=$HP_TOP/results/.build/$t-w1
-		if hp_tool objdeps "$d/src" >"$d/objdeps.txt" 2>&1; then
-			echo "check $t objdeps: ok ($(tail -n 1 "$d/objdeps.txt"))" | record
-		else
-			echo "check $t objdeps: FAIL ($(tail -n 1 "$d/objdeps.txt"))" | record
-			grep '^cycle: ' "$d/objdeps.txt" | sed 's/^/    /' | record
-		fi
-	else
-		echo "check $t build-W=1: FAIL (build error: $HP_TOP/results/.build/$t-w1/module-build.log)" | record
-	fi
+	w1 "$t" "$B" ${extra[@]+"${extra[@]}"}
+done
+# and against Debian's own headers: Debian 12's default kernel (6.1) and its 6.12
+for t in debian debian-6.12; do
+	w1 "$t" "/usr/src/linux-headers-$(hp_debian_kernel "$(hp_debian_series "$t")")"
 done
 
 for t in x86_64-gcc arm64-clang debian debian-6.12; do
