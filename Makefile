@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # hardprobe: the two commands
-#   make run   [TARGET=x86_64-gcc|x86_64-clang|arm64-gcc|arm64-clang] [EXTRA_CONFIG=f] [CMDLINE=...]
+#   make run   [TARGET=x86_64-gcc|x86_64-clang|arm64-gcc|arm64-clang] [KVER=6.12|6.1] [EXTRA_CONFIG=f] [CMDLINE=...]
 #   make check
-#   make matrix [TARGETS="x86_64-gcc ..."] [COMPILERS="clang-22"]   every target, one table
+#   make matrix [TARGETS="x86_64-gcc ..."] [COMPILERS="clang-22"] [KVERS="6.1 6.12"]   every target, one table
 # other kernels in QEMU:
 #   make run TARGET=debian                      Debian 12's default kernel (6.1) and its headers
 #   make run TARGET=debian-6.12                 Debian 12's 6.12 kernel and its headers
@@ -31,7 +31,7 @@ RUN_TARGET = $(if $(KIMAGE)$(RUN_KDIR),$(if $(filter command line,$(origin TARGE
 
 run:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET) $(ARCH)),--arm64) \
-		$(if $(filter debian%,$(TARGET)),--debian=$(TARGET))
+		$(if $(filter debian%,$(TARGET)),--debian=$(TARGET)) $(if $(KVER),--kver=$(KVER))
 	@EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		KDIR="$(RUN_KDIR)" KIMAGE="$(if $(KIMAGE),$(abspath $(KIMAGE)))" ARCH="$(ARCH)" \
 		scripts/run.sh $(RUN_TARGET)
@@ -50,8 +50,8 @@ bench:
 # results/matrix.md, matrix.html, matrix.json
 matrix:
 	@EXTRA_PKGS="$(foreach c,$(COMPILERS),$(c) lld-$(c:clang-%=%) llvm-$(c:clang-%=%))" \
-		scripts/deps.sh --arm64
-	@TARGETS="$(TARGETS)" COMPILERS="$(COMPILERS)" \
+		scripts/deps.sh --arm64 $(foreach v,$(KVERS),--kver=$(v))
+	@TARGETS="$(TARGETS)" COMPILERS="$(COMPILERS)" KVERS="$(KVERS)" \
 		EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		scripts/matrix.sh
 

@@ -9,6 +9,7 @@
 #   --debian=TARGET  also the stock Debian amd64 kernel of that target with its headers
 #             (debian: Debian 12's default 6.1; debian-6.12: the 6.12 series), unless one
 #             of that series is installed already; --debian alone means --debian=debian
+#   --kver=V  also linux-source-V, the reference kernels' source of that version (KVER=6.1)
 set -euo pipefail
 
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
@@ -25,13 +26,18 @@ for a in "$@"; do
 	case "$a" in
 	--arm64) arm64=yes ;;
 	--debian) series+=(6.1) ;;
+	--kver=*)
+		case "${a#--kver=}" in
+		6.1 | 6.12) pkgs+=("linux-source-${a#--kver=}") ;;
+		*) echo "hardprobe: KVER=${a#--kver=}: no such reference kernel version (known: 6.12, 6.1)" >&2; exit 2 ;;
+		esac ;;
 	--debian=*)
 		s=$(hp_debian_series "${a#--debian=}") || {
 			echo "hardprobe: no Debian kernel target '${a#--debian=}' (known: debian, debian-6.1, debian-6.12)" >&2
 			exit 2
 		}
 		series+=("$s") ;;
-	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]..." >&2; exit 2 ;;
+	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V]" >&2; exit 2 ;;
 	esac
 done
 

@@ -3,7 +3,7 @@
 # hardprobe bench: configure and build (or just prepare) a reference kernel for a target,
 # cached under $HARDPROBE_CACHE/build/<target>-<key>. Prints the build directory on stdout.
 #
-# usage: kernel.sh TARGET [--prepare]     (env: KSRC, EXTRA_CONFIG, HARDPROBE_CACHE, JOBS)
+# usage: kernel.sh TARGET [--prepare]     (env: KSRC, KVER, EXTRA_CONFIG, HARDPROBE_CACHE, JOBS)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +11,7 @@ target=${1:?usage: kernel.sh TARGET [--prepare]}
 mode=${2:-full}
 hp_target "$target"
 hp_make_args
-hp_ksrc
+hp_ksrc --kver env
 hp_builddir "$target"
 jobs=${JOBS:-$(nproc)}
 B=$HP_BUILD
@@ -30,6 +30,7 @@ write_info() {
 	{
 		echo "target: $target"
 		echo "source: $HP_SRCID"
+		echo "kver: $(make -s -C "$HP_KSRC" kernelversion 2>/dev/null)"
 		echo "compiler: $HP_CCVER"
 		echo "config_hash: $(sha256sum "$B/.config" | cut -c1-16)"
 		echo "extra_config: ${EXTRA_CONFIG:-none}"

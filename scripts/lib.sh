@@ -110,11 +110,12 @@ hp_ccache_seed() {
 
 hp_image_name() { hp_tool image "$HP_ARCH" || exit 1; }
 
-# hp_ksrc: the kernel source tree (KSRC, or the Debian package extracted once into the
-# cache): sets HP_KSRC and HP_SRCID
+# hp_ksrc [--kver env]: the kernel source tree (KSRC, or the Debian package extracted once
+# into the cache): sets HP_KSRC and HP_SRCID; linux-source-6.12, or with "--kver env" the
+# reference kernels' version KVER (6.12, 6.1)
 hp_ksrc() {
 	local out
-	out=$(hp_tool ksrc) || exit 1
+	out=$(hp_tool ksrc "$@") || exit 1
 	eval "$out"
 }
 

@@ -7,6 +7,8 @@
 # usage: matrix.sh [TARGET...]
 #   env: TARGETS (default: x86_64-gcc x86_64-clang arm64-gcc arm64-clang),
 #        COMPILERS="clang-22 ..." (adds x86_64-clang-N and arm64-clang-N for each),
+#        KVERS="6.1 6.12" (each target once per reference kernel version, side by side:
+#        results/<target>-6.1 beside results/<target>),
 #        RESULTS (default results/), and what run.sh takes (EXTRA_CONFIG, CMDLINE, ...);
 #        HP_MATRIX_RUN: the command run per target instead of scripts/run.sh (for the tests)
 # A target that fails is recorded in results/<target>/matrix-status.json and shown in the
@@ -21,7 +23,21 @@ RES=$(cd "$RES" && pwd)
 # the targets given (default x86_64-gcc x86_64-clang arm64-gcc arm64-clang), then
 # <arch>-clang-<N> for each clang-<N> of COMPILERS, no repeats (hptool/targets.py)
 list=$(hp_tool matrix-targets "$@") || exit 1
-mapfile -t targets <<<"$list"
+mapfile -t bases <<<"$list"
+# each target once per version of KVERS (default: the default version only): the runs,
+# by results name (<target> for 6.12, <target>-6.1), and each run's KVER
+read -r -a kvers <<<"${KVERS:-}"
+[ ${#kvers[@]} != 0 ] || kvers=("")
+targets=()
+declare -A kver_of base_of
+for b in "${bases[@]}"; do
+	for v in "${kvers[@]}"; do
+		name=$(KVER=$v hp_tool result-name "$b") || exit 1
+		[ -z "${base_of[$name]:-}" ] || continue	# a Debian kernel has one version
+		targets+=("$name")
+		kver_of[$name]=$v base_of[$name]=$b
+	done
+done
 n=${#targets[@]}
 
 # status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG: results/<target>/matrix-status.json
@@ -53,11 +69,12 @@ for t in "${targets[@]}"; do
 	t0=$(date +%s)
 	hp_say matrix "$t" "target $i/$n: run (kernel, module, boot, fatal guests); log $log"
 	rc=0 stage=complete reason=
-	if ! hp_debian_series "$t" >/dev/null && ! err=$( (hp_target "$t") 2>&1 ); then
+	b=${base_of[$t]}
+	if ! hp_debian_series "$b" >/dev/null && ! err=$( (hp_target "$b") 2>&1 ); then
 		rc=1 stage=target reason=${err#hardprobe: error: }
 		echo "$err" >"$log"
 	else
-		RESULTS=$RES ${HP_MATRIX_RUN:-"$HP_TOP/scripts/run.sh"} "$t" 2>&1 | tee "$log" |
+		KVER=${kver_of[$t]} RESULTS=$RES ${HP_MATRIX_RUN:-"$HP_TOP/scripts/run.sh"} "$b" 2>&1 | tee "$log" |
 			grep --line-buffered '^\[hardprobe' >&2
 		rc=${PIPESTATUS[0]}
 		if [ "$rc" != 0 ]; then
@@ -86,7 +103,7 @@ done
 # the compiler layer: what each target's compiler accepts and emits
 if [ -f "$HP_TOP/scripts/ccprobe.py" ]; then
 	ccs=()
-	for t in "${targets[@]}"; do
+	for t in "${bases[@]}"; do
 		( hp_target "$t" ) >/dev/null 2>&1 || continue
 		read -r arch comp <<<"$(hp_tool arch-compiler "$t")"
 		ccs+=("$comp/$arch")	# ccprobe.py's compiler ids

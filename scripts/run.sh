@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe bench: kernel -> module -> initramfs -> QEMU -> results/<target>/.
-# usage: run.sh TARGET   (env: KSRC, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT,
+# usage: run.sh TARGET   (env: KSRC, KVER, EXTRA_CONFIG, CMDLINE, RESULTS, HARDPROBE_CACHE, BOOT_TIMEOUT,
 #                         PANIC_GUESTS=no: skip the one-guest panicking probes)
 #   TARGET=debian (Debian 12's default, 6.1), debian-6.12: the installed Debian amd64 kernel of
 #   that series and its linux-headers (scripts/deps.sh --debian=TARGET)
@@ -25,7 +25,11 @@ else
 	prebuilt= image=
 fi
 hp_target_kdir "$target" "${prebuilt:-/nonexistent}"
-R=${RESULTS:-$HP_TOP/results}/$target
+# KVER=6.1: the reference kernel of that version; its results (and the name the guest
+# reports) are <target>-6.1, beside the 6.12 ones
+name=$target
+[ -n "$prebuilt" ] || name=$(hp_tool result-name "$target") || exit 1
+R=${RESULTS:-$HP_TOP/results}/$name
 mkdir -p "$R"
 rm -f "$R"/*.txt "$R"/*.json "$R"/*.ktap "$R"/*.log "$R"/*.rc "$R"/timings
 T=$R/stages.txt
@@ -47,8 +51,8 @@ else
 fi
 stage kernel
 # module, KUnit module and initramfs are per checkout: two checkouts share one kernel
-M=${RESULTS:-$HP_TOP/results}/.build/$target
-hp_say module "$target" "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test"
+M=${RESULTS:-$HP_TOP/results}/.build/$name
+hp_say module "$name" "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test"
 "$HP_TOP/scripts/module.sh" "$target" "$B" "$M"
 stage module
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
@@ -63,7 +67,7 @@ else
 fi
 export HP_KVM
 
-cmdline="panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=all"
+cmdline="panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$name hardprobe.mode=all"
 # KASAN hardware tags: the guest CPU needs MTE, and KASAN prints only the first report of
 # a boot unless kasan_multi_shot (each mte probe looks for its own)
 HP_MTE=
@@ -73,7 +77,7 @@ fi
 export HP_MTE
 cmdline+=" ${CMDLINE:-}"
 hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" "$cmdline"
-hp_say boot "$target" "QEMU ($([ "$HP_KVM" = yes ] && echo KVM || echo TCG)), timeout ${BOOT_TIMEOUT:-600} s"
+hp_say boot "$name" "QEMU ($([ "$HP_KVM" = yes ] && echo KVM || echo TCG)), timeout ${BOOT_TIMEOUT:-600} s"
 rc=0
 timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console.log" 2>&1 || rc=$?
 stage boot
@@ -85,7 +89,7 @@ export PANIC_GUESTS=${PANIC_GUESTS:-yes}
 [ "$PANIC_GUESTS" = no ] ||
 	panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || true)
 if [ -n "$panics" ]; then
-	hp_say fatal "$target" "panicking probes, one guest each: $panics"
+	hp_say fatal "$name" "panicking probes, one guest each: $panics"
 	for p in $panics; do
 		hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" \
 			"${cmdline/hardprobe.mode=all/hardprobe.mode=one:$p}"
@@ -110,6 +114,6 @@ fi
 	echo "accel: $([ "$HP_KVM" = yes ] && echo kvm || echo tcg)"
 	echo "cmdline: $cmdline"
 } >"$R/build-info.txt"
-python3 "$HP_TOP/scripts/collect.py" collect "$R" "$target"
+python3 "$HP_TOP/scripts/collect.py" collect "$R" "$name"
 # the cost per feature (module debugfs "bench" + the variants' code sizes): bench.json
 python3 "$HP_TOP/scripts/bench.py" "$R" "$M" >"$R/bench-table.txt" 2>&1 || true

@@ -8,8 +8,11 @@
   qemu ARCH KERNEL INITRD CMDLINE [--kvm yes|no] [--mte yes|no]
                                 the QEMU command line, as HP_QEMU=(...)
   image ARCH                    the boot image's path in a build directory
+  result-name TARGET            the results directory's name: TARGET, or TARGET-<KVER> for a
+                                reference kernel of another version than 6.12 (env KVER)
   kvm-probe ARCH KERNEL INITRD  yes|no (cached per machine), n/a where KVM cannot be tried
-  ksrc                          HP_KSRC HP_SRCID (extracts linux-source-6.12 once)
+  ksrc [--kver V]               HP_KSRC HP_SRCID (extracts linux-source-<V> once; default 6.12,
+                                --kver env: the reference kernels' version, KVER)
   fragment TARGET [--stripped]  the target's merged config fragments (+ EXTRA_CONFIG)
   builddir TARGET               HP_BUILD HP_CCVER: the cached build directory (env HP_SRCID)
   check-config TARGET DOTCONFIG the fragment lines that did not stick (exit 1: a required one)
@@ -67,13 +70,18 @@ def main(argv):
         arch, kernel, initrd, cmdline = args
         sys.stdout.write(qemu.shell_array("HP_QEMU", qemu.command(
             arch, kernel, initrd, cmdline, kvm=kvm == "yes", mte=mte == "yes")))
+    elif cmd == "result-name":
+        v = kconfig.kver()
+        configured = targets.is_configured(args[0]) and not os.environ.get("KDIR")
+        print(args[0] if v == kconfig.KVER_DEFAULT or not configured else f"{args[0]}-{v}")
     elif cmd == "image":
         print(qemu.image(args[0]))
     elif cmd == "kvm-probe":
         print(qemu.kvm_probe(*args))
     elif cmd == "ksrc":
         import shlex
-        path, srcid = kconfig.ksrc(say=say)
+        v = opt(args, "--kver")
+        path, srcid = kconfig.ksrc(say=say, version=kconfig.kver() if v == "env" else v)
         print(f"HP_KSRC={shlex.quote(path)}\nHP_SRCID={shlex.quote(srcid)}")
     elif cmd == "fragment":
         strip = "--stripped" in args

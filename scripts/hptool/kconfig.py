@@ -11,11 +11,27 @@ import os
 import re
 import shutil
 import subprocess
-from . import CACHE, TOP, Error
+from . import CACHE, TOP, Error, renames
+
+# the kernel version of the reference kernels (KVER=); each is the Debian package
+# linux-source-<KVER>
+KVERS = ("6.12", "6.1")
+KVER_DEFAULT = "6.12"
 
 
-def merged_fragment(frags, top=TOP, extra=None):
-    """the target's fragments plus EXTRA_CONFIG, concatenated (the raw bytes)."""
+def kver():
+    """the reference kernels' version: KVER from the environment, default 6.12."""
+    v = os.environ.get("KVER") or KVER_DEFAULT
+    if v not in KVERS:
+        raise Error(f"KVER={v}: no such reference kernel version (known: {', '.join(KVERS)}; "
+                    "each is the Debian package linux-source-<KVER>)")
+    return v
+
+
+def merged_fragment(frags, top=TOP, extra=None, version=None):
+    """the target's fragments plus EXTRA_CONFIG, concatenated (the raw bytes), with the
+    renamed Kconfig symbols spelled as kernel @version (default: KVER) names them
+    (scripts/kconfig-renames; the fragments use 6.12's names)."""
     out = b""
     for f in frags:
         path = os.path.join(top, "configs", f + ".config")
@@ -27,7 +43,12 @@ def merged_fragment(frags, top=TOP, extra=None):
         if not os.path.isfile(extra):
             raise Error(f"EXTRA_CONFIG={extra}: no such file")
         out += open(extra, "rb").read()
-    return out
+    # what a reference kernel of another version needs beyond (configs/kver-<V>.config)
+    per = os.path.join(top, "configs", f"kver-{version or kver()}.config")
+    if os.path.isfile(per):
+        out += open(per, "rb").read()
+    return renames.spell(out.decode(errors="surrogateescape"), version or kver()).encode(
+        errors="surrogateescape")
 
 
 def stripped(text):
@@ -75,9 +96,10 @@ def check_config(text, dotconfig, target):
     return msgs, lost, fatal
 
 
-def ksrc(say=None):
-    """(path, srcid) of the kernel source: KSRC, or the Debian package linux-source-6.12
-    extracted once into the cache (extracted here when it is not)."""
+def ksrc(say=None, version=None):
+    """(path, srcid) of the kernel source: KSRC, or the Debian package
+    linux-source-<version> (default 6.12) extracted once into the cache (extracted here
+    when it is not)."""
     env = os.environ.get("KSRC")
     if env:
         if not os.path.isfile(os.path.join(env, "Makefile")):
@@ -90,17 +112,19 @@ def ksrc(say=None):
         kv = out(["make", "-s", "-C", path, "kernelversion"])
         head = out(["git", "-C", path, "rev-parse", "HEAD"])
         return path, f"tree:{path}:{kv}:{head}"
-    tarball = "/usr/src/linux-source-6.12.tar.xz"
+    kv = version or KVER_DEFAULT
+    pkg = f"linux-source-{kv}"
+    tarball = f"/usr/src/{pkg}.tar.xz"
     if not os.path.isfile(tarball):
-        raise Error("no kernel source: install the Debian package linux-source-6.12 "
+        raise Error(f"no kernel source: install the Debian package {pkg} "
                     "(scripts/deps.sh) or pass KSRC=<tree>")
-    p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "linux-source-6.12"],
+    p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
                        capture_output=True, text=True)
     ver = p.stdout if p.returncode == 0 and p.stdout else "unknown"
-    path = os.path.join(CACHE, "src", f"linux-source-6.12-{ver}")
+    path = os.path.join(CACHE, "src", f"{pkg}-{ver}")
     if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
         if say:
-            say("extract", "-", f"linux-source-6.12 {ver} into {path}")
+            say("extract", "-", f"{pkg} {ver} into {path}")
         tmp = path + ".tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
@@ -109,7 +133,7 @@ def ksrc(say=None):
         shutil.rmtree(path, ignore_errors=True)
         os.rename(tmp, path)
         open(os.path.join(path, ".hardprobe-extracted"), "w").close()
-    return path, f"debian:linux-source-6.12:{ver}"
+    return path, f"debian:{pkg}:{ver}"
 
 
 def ksrc_path():

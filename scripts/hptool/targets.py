@@ -92,8 +92,20 @@ def is_configured(name, top=TOP):
     return name in table(top) or bool(CLANG_N.match(name))
 
 
+# a reference kernel of another version than 6.12 (KVER=6.1): its results are <target>-6.1
+KVER_SUFFIX = re.compile(r"^(.+)-(6\.1)$")
+
+
+def base_name(name):
+    """(target, kver or None) of a results name: x86_64-gcc-6.1 -> (x86_64-gcc, 6.1)."""
+    m = KVER_SUFFIX.match(name)
+    return (m.group(1), m.group(2)) if m else (name, None)
+
+
 def arch_compiler(name, top=TOP):
-    """(arch, compiler) of a target name without checking installed tools, or (None, None)."""
+    """(arch, compiler) of a target name (or results name, <target>-<kver>) without
+    checking installed tools, or (None, None)."""
+    name = base_name(name)[0]
     t = table(top)
     if name in t:
         return t[name][:2]

@@ -348,6 +348,25 @@ def main(argv):
           and [t["id"] for t in m3["targets"]] == list(st), st["arm64-gcc"].get("reason", ""))
     check("matrix-sh-clang-n", "clang-999 lld-999 llvm-999" in st["x86_64-clang-999"].get("reason", ""),
           st["x86_64-clang-999"].get("reason", ""))
+    # KVERS: each target once per reference kernel version, the run given its KVER,
+    # results/<target>-6.1 beside results/<target>
+    kfake = os.path.join(tmp, "fake-run-kver.sh")
+    with open(kfake, "w") as f:
+        f.write("#!/bin/bash\nn=$1; [ -z \"$KVER\" ] || [ \"$KVER\" = 6.12 ] || n=$1-$KVER\n"
+                "R=$RESULTS/$n; mkdir -p $R; echo kernel 1.0 >$R/stages.txt; echo \"$KVER\" >$R/kver\n"
+                f"cp {FIXTURES}/$1/report.json $R/\n")
+    os.chmod(kfake, 0o755)
+    kres = os.path.join(tmp, "kres")
+    env = dict(os.environ, HP_MATRIX_RUN=kfake, RESULTS=kres, TARGETS="x86_64-gcc", KVERS="6.1 6.12")
+    p = subprocess.run([os.path.join(SCRIPTS, "matrix.sh")], capture_output=True, text=True, env=env)
+    m4 = json.load(open(os.path.join(kres, "matrix.json"))) if os.path.exists(
+        os.path.join(kres, "matrix.json")) else {"targets": []}
+    seen = [open(os.path.join(kres, t, "kver")).read().strip() if os.path.exists(os.path.join(kres, t, "kver"))
+            else None for t in ("x86_64-gcc-6.1", "x86_64-gcc")]
+    check("matrix-sh-kvers", p.returncode == 0 and [t["id"] for t in m4["targets"]] ==
+          ["x86_64-gcc-6.1", "x86_64-gcc"] and seen == ["6.1", "6.12"]
+          and all(t["arch"] == "x86_64" and t["compiler_id"] == "gcc-12" for t in m4["targets"]),
+          f"{[t['id'] for t in m4['targets']]}, KVER seen {seen}; {p.stderr.strip().splitlines()[-1:]}")
     lib = os.path.join(SCRIPTS, "lib.sh")
     q = subprocess.run(["bash", "-c", f". {lib}; hp_target x86_64-clang-19; echo $HP_ARCH $HP_COMPILER $HP_FRAGS"],
                        capture_output=True, text=True)
