@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe check (make check): host tests (collector, judge, compiler layer, matrix
 # renderer with headless Chromium), lint, the module built with W=1 for all four
-# targets, then x86_64-gcc, arm64-clang and the stock Debian kernel booted (KUnit, the
+# targets on 6.12 and 6.1 and against Debian's 6.1 and 6.12 headers, then x86_64-gcc
+# (6.12 and 6.1), arm64-clang and Debian's 6.1 and 6.12 kernels booted (KUnit, the
 # kselftests incl. the fuzz run, the report judged), LKDTM agreement on x86_64-gcc and
 # arm64-clang, a debugfs=off boot (autorun KTAP in the log), and the kernel-tree drop-in
 # (kunit.py run, kselftest build/run_tests, kselftest-merge).
@@ -10,7 +11,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 || exit 1
+"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 || exit 1
 hp_ksrc
 L=$HP_TOP/results/check.log
 mkdir -p "$HP_TOP/results"
@@ -64,25 +65,33 @@ w1() {
 	fi
 }
 
-# W=1: full kernels for the booted targets, prepared trees for the others
-for spec in x86_64-gcc:full arm64-clang:full x86_64-clang:--prepare arm64-gcc:--prepare; do
-	t=${spec%%:*} mode=${spec#*:}
+# W=1: full kernels for the booted targets, prepared trees for the others; 6.12 and 6.1
+# (KVER=6.1: linux-source-6.1, the results and checks named <target>-6.1)
+for spec in 6.12:x86_64-gcc:full 6.12:arm64-clang:full 6.12:x86_64-clang:--prepare \
+	    6.12:arm64-gcc:--prepare 6.1:x86_64-gcc:full 6.1:arm64-clang:--prepare \
+	    6.1:x86_64-clang:--prepare 6.1:arm64-gcc:--prepare; do
+	IFS=: read -r kv t mode <<<"$spec"
+	name=$t
+	[ "$kv" = 6.12 ] || name=$t-$kv
 	extra=()
 	[ "$mode" = full ] && mode= || extra=(KBUILD_MODPOST_WARN=1)
-	if ! B=$("$HP_TOP/scripts/kernel.sh" "$t" $mode); then
-		echo "check $t kernel: FAIL (see the build log above)" | record
+	if ! B=$(KVER=$kv "$HP_TOP/scripts/kernel.sh" "$t" $mode); then
+		echo "check $name kernel: FAIL (see the build log above)" | record
 		continue
 	fi
-	w1 "$t" "$B" ${extra[@]+"${extra[@]}"}
+	w1 "$name" "$B" ${extra[@]+"${extra[@]}"}
 done
 # and against Debian's own headers: Debian 12's default kernel (6.1) and its 6.12
 for t in debian debian-6.12; do
 	w1 "$t" "/usr/src/linux-headers-$(hp_debian_kernel "$(hp_debian_series "$t")")"
 done
 
-for t in x86_64-gcc arm64-clang debian debian-6.12; do
+# (x86_64-gcc-6.1: the x86_64-gcc target on linux-source-6.1, KVER=6.1)
+for t in x86_64-gcc x86_64-gcc-6.1 arm64-clang debian debian-6.12; do
 	hp_say run "$t" "boot and judge"
-	if ! RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$t" >"$HP_TOP/results/$t.run.log" 2>&1; then
+	kv= base=$t
+	[ "$t" != x86_64-gcc-6.1 ] || kv=6.1 base=x86_64-gcc
+	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
 	fi
 	python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect.table" "$t" | record

@@ -15,6 +15,7 @@
 #include <asm/memory.h>
 #include <asm/sysreg.h>
 
+#include "../lib/compat.h"
 #include "arm64.h"
 
 /* one PAC bit of a kernel address (bit 55 selects the range; 54 is PAC) */

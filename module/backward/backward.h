@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "../arch/arm64.h"
+#include "../lib/compat.h"
 
 struct hp_result;
 struct hp_layers;

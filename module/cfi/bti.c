@@ -53,8 +53,9 @@ static void hp_bti_layers(struct hp_layers *l)
 		 HP_FLAG_BRANCH[0] ? HP_FLAG_BRANCH : "no -mbranch-protection",
 		 c.bti_c, c.bti_j, c.bti_jc, pads, n);
 	hp_layer(l->active, sizeof(l->active),
-		 "CPU BTI %s; system_supports_bti_kernel()=%d; SCTLR_EL1.BT1=%d",
-		 hp_arm64_cpu_bti() ? "yes" : "no", system_supports_bti_kernel(),
+		 "CPU BTI %s; kernel BTI (ARM64_BTI_KERNEL && system_supports_bti())=%d; SCTLR_EL1.BT1=%d",
+		 hp_arm64_cpu_bti() ? "yes" : "no",
+		 IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) && system_supports_bti(),
 		 !!(read_sysreg(sctlr_el1) & SCTLR_EL1_BT1));
 }
 

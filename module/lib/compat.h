@@ -30,6 +30,21 @@
 #endif
 
 /*
+ * arm64: asm/compiler.h's __builtin_return_address() (PAC bits cleared) uses
+ * GENMASK_ULL() and vabits_actual, whose headers 6.1's does not include
+ */
+#ifdef CONFIG_ARM64
+#include <linux/bits.h>
+#include <asm/memory.h>
+#include <asm/sysreg.h>
+
+/* the PAN register (op0 3, op1 0, CRn 4, CRm 2, op2 3): not named in 6.1's sysreg.h */
+#ifndef SYS_PSTATE_PAN
+#define SYS_PSTATE_PAN		sys_reg(3, 0, 4, 2, 3)
+#endif
+#endif
+
+/*
  * A slab cache that is never merged with another: SLAB_NO_MERGE since 6.5;
  * before, SLAB_NOLEAKTRACE is one of the flags that forbid merging
  * (SLAB_NEVER_MERGE) and changes nothing else a probe looks at (kmemleak
