@@ -7,6 +7,7 @@
 # other kernels in QEMU:
 #   make run TARGET=debian                      Debian 12's default kernel (6.1) and its headers
 #   make run TARGET=debian-6.12                 Debian 12's 6.12 kernel and its headers
+#   make run TARGET=debian-arm64[-6.12]         Debian 12's arm64 kernel (6.1, 6.12), unpacked
 #   make run KDIR=<build dir> KIMAGE=<image>    a kernel you built (ARCH=arm64 if so)
 # and the module itself against your own kernel:
 #   make KDIR=/lib/modules/$(uname -r)/build
@@ -30,7 +31,7 @@ RUN_KDIR = $(if $(filter command line environment,$(origin KDIR)),$(abspath $(KD
 RUN_TARGET = $(if $(KIMAGE)$(RUN_KDIR),$(if $(filter command line,$(origin TARGET)),$(TARGET),custom),$(TARGET))
 
 run:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET) $(ARCH)),--arm64) \
+	@scripts/deps.sh $(if $(filter arm64% debian-arm64%,$(TARGET) $(ARCH)),--arm64) \
 		$(if $(filter debian%,$(TARGET)),--debian=$(TARGET)) $(if $(KVER),--kver=$(KVER))
 	@EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		KDIR="$(RUN_KDIR)" KIMAGE="$(if $(KIMAGE),$(abspath $(KIMAGE)))" ARCH="$(ARCH)" \

@@ -33,15 +33,23 @@ for a in "$@"; do
 		esac ;;
 	--debian=*)
 		s=$(hp_debian_series "${a#--debian=}") || {
-			echo "hardprobe: no Debian kernel target '${a#--debian=}' (known: debian, debian-6.1, debian-6.12)" >&2
+			echo "hardprobe: no Debian kernel target '${a#--debian=}' (known: debian, debian-6.1, debian-6.12, debian-arm64, debian-arm64-6.12)" >&2
 			exit 2
 		}
+		[ "$(hp_debian_arch "${a#--debian=}")" = amd64 ] || s=arm64:$s
 		series+=("$s") ;;
 	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V]" >&2; exit 2 ;;
 	esac
 done
 
 for s in ${series[@]+"${series[@]}"}; do
+	# Debian's arm64 kernels are unpacked into the cache at run time (hp_debian_arm64),
+	# from the arm64 architecture and linux-source-<series>
+	if [[ "$s" == arm64:* ]]; then
+		arm64=yes
+		pkgs+=("linux-source-${s#arm64:}")
+		continue
+	fi
 	[ -z "$(hp_debian_kernel "$s")" ] || continue
 	dp=$(hp_debian_pkgs "$s")
 	[ -n "$dp" ] || { echo "hardprobe: no Debian $s amd64 kernel (linux-image-<version>-amd64-unsigned with matching linux-headers) in the package lists (apt-get update?)" >&2; exit 1; }

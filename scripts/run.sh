@@ -16,6 +16,9 @@ if [ -n "${KIMAGE:-}" ] || [ -n "${KDIR:-}" ]; then
 	[ -f "$KIMAGE" ] || hp_die "KIMAGE=$KIMAGE: no such file"
 	[ -f "$KDIR/Module.symvers" ] || hp_die "KDIR=$KDIR: no Module.symvers (build the kernel, or run 'make modules_prepare' and accept unresolved-symbol warnings)"
 	prebuilt=$KDIR image=$KIMAGE
+elif series=$(hp_debian_series "$target") && [ "$(hp_debian_arch "$target")" = arm64 ]; then
+	hp_debian_arm64 "$series"
+	prebuilt=$HP_DEB_KDIR image=$HP_DEB_IMAGE
 elif series=$(hp_debian_series "$target"); then
 	ver=$(hp_debian_kernel "$series")
 	[ -n "$ver" ] || hp_die "no Debian $series amd64 kernel with its headers installed: run scripts/deps.sh --debian=$target (as root)"

@@ -18,6 +18,13 @@
 #include "backward.h"
 #include "../hardprobe.h"
 
+/* scs.h defines SCS_SIZE only where the kernel has a shadow call stack */
+#ifdef CONFIG_SHADOW_CALL_STACK
+#define HP_SCS_SIZE	((unsigned long)SCS_SIZE)
+#else
+#define HP_SCS_SIZE	0UL
+#endif
+
 /* The positive control: the overwrite must redirect the victim built without a shadow stack. */
 static bool hp_bwd_control(struct hp_result *r)
 {
@@ -122,7 +129,7 @@ static void hp_arm64_scs_layers(struct hp_layers *l)
 	if (on)
 		hp_layer(l->active, sizeof(l->active),
 			 "x18=0x%lx inside this task's shadow stack 0x%lx+%lu (%lu bytes in use)",
-			 x18, base, (unsigned long)SCS_SIZE, x18 - base);
+			 x18, base, HP_SCS_SIZE, x18 - base);
 	else
 		hp_layer(l->active, sizeof(l->active),
 			 "x18=0x%lx is not in a shadow stack of this task (base 0x%lx)",

@@ -21,8 +21,11 @@
 #ifdef CONFIG_ARM64
 #define HP_BTI_SIG	"Oops - BTI"
 
-/* a leaf that returns 0x5a: "bti c; mov w0, #0x5a; ret" (address taken below) */
-static noinline int hp_bti_target(void)
+/*
+ * a leaf that returns 0x5a: "bti c; mov w0, #0x5a; ret" (address taken
+ * below; notrace: no ftrace patch site at its entry, as on a distro kernel)
+ */
+static noinline notrace int hp_bti_target(void)
 {
 	return 0x5a;
 }
@@ -69,6 +72,24 @@ static int hp_bti_call(unsigned long addr)
 	return (int)x0;
 }
 
+/*
+ * a ret within the next four instructions, with only hints before it: a
+ * kernel built with -mbranch-protection=pac-ret+leaf (6.1) signs leaves too,
+ * "mov w0, #0x5a; paciasp; autiasp; ret"
+ */
+static bool hp_bti_ret_follows(const u32 *insn)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		if (insn[i] == HP_A64_RET)
+			return true;
+		if ((insn[i] & 0xfffff01f) != 0xd503201f)	/* HINT #n */
+			return false;
+	}
+	return false;
+}
+
 static void hp_bti_mid_function(struct hp_result *r)
 {
 	unsigned long fn = (unsigned long)READ_ONCE(hp_bti_target_ptr);
@@ -81,8 +102,8 @@ static void hp_bti_mid_function(struct hp_result *r)
 		hp_set(r, HP_UNSUPPORTED, "the CPU has no BTI (FEAT_BTI)");
 		return;
 	}
-	if (insn[i] != HP_A64_MOV_5A || insn[i + 1] != HP_A64_RET) {
-		hp_set(r, HP_ERROR, "%pS is not \"[pad;] mov w0, #0x5a; ret\": %08x %08x %08x",
+	if (insn[i] != HP_A64_MOV_5A || !hp_bti_ret_follows(insn + i + 1)) {
+		hp_set(r, HP_ERROR, "%pS is not \"[pad;] mov w0, #0x5a; [hints;] ret\": %08x %08x %08x",
 		       insn, insn[0], insn[1], insn[2]);
 		return;
 	}
@@ -107,6 +128,24 @@ static void hp_bti_mid_function(struct hp_result *r)
 }
 #else
 #define HP_BTI_SIG	NULL
+
+/*
+ * a ret within the next four instructions, with only hints before it: a
+ * kernel built with -mbranch-protection=pac-ret+leaf (6.1) signs leaves too,
+ * "mov w0, #0x5a; paciasp; autiasp; ret"
+ */
+static bool hp_bti_ret_follows(const u32 *insn)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		if (insn[i] == HP_A64_RET)
+			return true;
+		if ((insn[i] & 0xfffff01f) != 0xd503201f)	/* HINT #n */
+			return false;
+	}
+	return false;
+}
 
 static void hp_bti_mid_function(struct hp_result *r)
 {
