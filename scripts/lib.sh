@@ -80,7 +80,7 @@ hp_debian_kernel() {
 	true
 }
 
-# hp_debian_pkgs SERIES: the newest Debian amd64 kernel of that series the archive offers
+# hp_debian_pkgs SERIES [ARCH]: the newest Debian kernel of that series (default amd64) the archive offers
 # both the unsigned image and the headers for: prints "linux-image-<v>-unsigned
 # linux-headers-<v>" or nothing. Every answer is captured before it is matched: under
 # pipefail, "apt-cache ... | grep -q" fails whenever grep matches before apt-cache has

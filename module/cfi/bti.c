@@ -129,24 +129,6 @@ static void hp_bti_mid_function(struct hp_result *r)
 #else
 #define HP_BTI_SIG	NULL
 
-/*
- * a ret within the next four instructions, with only hints before it: a
- * kernel built with -mbranch-protection=pac-ret+leaf (6.1) signs leaves too,
- * "mov w0, #0x5a; paciasp; autiasp; ret"
- */
-static bool hp_bti_ret_follows(const u32 *insn)
-{
-	unsigned int i;
-
-	for (i = 0; i < 4; i++) {
-		if (insn[i] == HP_A64_RET)
-			return true;
-		if ((insn[i] & 0xfffff01f) != 0xd503201f)	/* HINT #n */
-			return false;
-	}
-	return false;
-}
-
 static void hp_bti_mid_function(struct hp_result *r)
 {
 	hp_set(r, HP_UNSUPPORTED, "arm64 only");
