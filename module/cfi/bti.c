@@ -103,7 +103,8 @@ static void hp_bti_mid_function(struct hp_result *r)
 		return;
 	}
 	if (insn[i] != HP_A64_MOV_5A || !hp_bti_ret_follows(insn + i + 1)) {
-		hp_set(r, HP_ERROR, "%pS is not \"[pad;] mov w0, #0x5a; [hints;] ret\": %08x %08x %08x",
+		hp_set(r, HP_ERROR,
+		       "%pS is not \"[pad;] mov w0, #0x5a; [hints;] ret\": %08x %08x %08x",
 		       insn, insn[0], insn[1], insn[2]);
 		return;
 	}

@@ -107,6 +107,7 @@ static const u8 hp_exec_rodata[HP_EXEC_SIZE] __aligned(16) = {
 	0x40, 0x4b, 0x8b, 0x52,		/* mov w0, #0x5a5a */
 	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
 };
+
 /*
  * a kernel built with -mbranch-protection=pac-ret+leaf (Debian's 6.1) signs
  * this leaf too; GCC 12 puts the mov first
