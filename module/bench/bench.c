@@ -63,7 +63,9 @@ HP_BENCH_ROUND(autovar_off)
 HP_BENCH_ROUND(ssp_off)
 HP_BENCH_ROUND(fortify_off)
 HP_BENCH_ROUND(bounds_off)
+#ifdef HP_BENCH_SIO
 HP_BENCH_ROUND(sio_on)
+#endif
 #ifdef HP_BENCH_CFI
 HP_BENCH_ROUND(cfi_off)
 #endif
@@ -114,7 +116,9 @@ static const struct hp_bench_pair hp_bench_pairs[] = {
 #ifdef HP_BENCH_SCS
 	HP_PAIR_OFF("shadow_call_stack", scs_off),
 #endif
+#ifdef HP_BENCH_SIO
 	HP_PAIR_ON("signed_overflow", sio_on),
+#endif
 };
 
 static int hp_u64_cmp(const void *a, const void *b)

@@ -109,16 +109,21 @@ static const u8 hp_exec_rodata[HP_EXEC_SIZE] __aligned(16) = {
 };
 
 /*
- * a kernel built with -mbranch-protection=pac-ret+leaf (Debian's 6.1) signs
- * this leaf too; GCC 12 puts the mov first
+ * a kernel built with -mbranch-protection=pac-ret+leaf (6.1) signs this leaf
+ * too: GCC 12 puts the mov first, Clang the paciasp (a landing pad itself)
  */
 #define HP_EXEC_RODATA_LEAF_LEN 16
-static const u8 hp_exec_rodata_leaf[HP_EXEC_SIZE] __aligned(16) = {
+static const u8 hp_exec_rodata_leaf[2][HP_EXEC_SIZE] __aligned(16) = { {
 	0x40, 0x4b, 0x8b, 0x52,		/* mov w0, #0x5a5a */
 	0x3f, 0x23, 0x03, 0xd5,		/* paciasp */
 	0xbf, 0x23, 0x03, 0xd5,		/* autiasp */
 	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
-};
+}, {
+	0x3f, 0x23, 0x03, 0xd5,		/* paciasp */
+	0x40, 0x4b, 0x8b, 0x52,		/* mov w0, #0x5a5a */
+	0xbf, 0x23, 0x03, 0xd5,		/* autiasp */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+} };
 #else
 #define HP_EXEC_RODATA_LEN 0
 static const u8 hp_exec_rodata[HP_EXEC_SIZE];
@@ -258,14 +263,16 @@ static void hp_nx_rodata(struct hp_result *r)
 {
 	const u8 *text = hp_exec_text(), *copy = hp_exec_rodata;
 	int len = HP_EXEC_RODATA_LEN;
+	unsigned int __maybe_unused i;
 
 	if (hp_nx_unsupported(r) || !hp_exec_control(r))
 		return;
 #ifdef HP_EXEC_RODATA_LEAF_LEN
-	if (memcmp(copy, text, len) &&
-	    !memcmp(hp_exec_rodata_leaf, text, HP_EXEC_RODATA_LEAF_LEN)) {
-		copy = hp_exec_rodata_leaf;
-		len = HP_EXEC_RODATA_LEAF_LEN;
+	for (i = 0; i < ARRAY_SIZE(hp_exec_rodata_leaf) && memcmp(copy, text, len); i++) {
+		if (!memcmp(hp_exec_rodata_leaf[i], text, HP_EXEC_RODATA_LEAF_LEN)) {
+			copy = hp_exec_rodata_leaf[i];
+			len = HP_EXEC_RODATA_LEAF_LEN;
+		}
 	}
 #endif
 	if (memcmp(copy, text, len)) {

@@ -240,6 +240,13 @@ static void __maybe_unused hp_ovf_unbuilt(struct hp_result *r, const char *flag,
 {
 	bool ubsan = IS_ENABLED(CONFIG_UBSAN);
 
+#ifdef HP_OVF_NO_RT
+	if (ubsan && strcmp(flag, "-fsanitize=implicit-conversion")) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "this kernel's UBSAN runtime has no arithmetic overflow handlers (lib/ubsan.c: 6.9 on)");
+		return;
+	}
+#endif
 	hp_set(r, HP_UNSUPPORTED, "%s%s%s%s%s",
 	       ubsan ? "" : "no UBSAN runtime in this kernel (CONFIG_UBSAN=n)",
 	       !ubsan && !accepted ? "; " : "", accepted ? "" : flag,
