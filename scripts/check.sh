@@ -71,8 +71,7 @@ for spec in 6.12:x86_64-gcc:full 6.12:arm64-clang:full 6.12:x86_64-clang:--prepa
 	    6.12:arm64-gcc:--prepare 6.1:x86_64-gcc:full 6.1:arm64-clang:--prepare \
 	    6.1:x86_64-clang:--prepare 6.1:arm64-gcc:--prepare; do
 	IFS=: read -r kv t mode <<<"$spec"
-	name=$t
-	[ "$kv" = 6.12 ] || name=$t-$kv
+	name=$(KVER=$kv hp_tool result-name "$t") || exit 1
 	extra=()
 	[ "$mode" = full ] && mode= || extra=(KBUILD_MODPOST_WARN=1)
 	if ! B=$(KVER=$kv "$HP_TOP/scripts/kernel.sh" "$t" $mode); then
@@ -86,11 +85,11 @@ for t in debian debian-6.12; do
 	w1 "$t" "/usr/src/linux-headers-$(hp_debian_kernel "$(hp_debian_series "$t")")"
 done
 
-# (x86_64-gcc-6.1: the x86_64-gcc target on linux-source-6.1, KVER=6.1)
-for t in x86_64-gcc x86_64-gcc-6.1 arm64-clang debian debian-6.12; do
+# (6.1:x86_64-gcc: the x86_64-gcc target on linux-source-6.1, results x86_64-gcc-6.1)
+for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12; do
+	IFS=: read -r kv base <<<"$spec"
+	t=$(KVER=$kv hp_tool result-name "$base") || exit 1
 	hp_say run "$t" "boot and judge"
-	kv= base=$t
-	[ "$t" != x86_64-gcc-6.1 ] || kv=6.1 base=x86_64-gcc
 	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
 	fi

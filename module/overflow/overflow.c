@@ -234,14 +234,18 @@ static const char *hp_ovf_cc(void)
 	return cc;
 }
 
-/* why a sanitized object was not built: no UBSAN runtime, the flag rejected, or both */
+/*
+ * why a sanitized object was not built: no UBSAN runtime, the flag rejected,
+ * or both; or, for a sanitizer reporting through lib/ubsan.c's arithmetic
+ * handlers (@arith), a runtime without them (HP_OVF_NO_RT, before 6.9)
+ */
 static void __maybe_unused hp_ovf_unbuilt(struct hp_result *r, const char *flag,
-					  bool accepted)
+					  bool accepted, bool arith)
 {
 	bool ubsan = IS_ENABLED(CONFIG_UBSAN);
 
 #ifdef HP_OVF_NO_RT
-	if (ubsan && strcmp(flag, "-fsanitize=implicit-conversion")) {
+	if (ubsan && accepted && arith) {
 		hp_set(r, HP_UNSUPPORTED,
 		       "this kernel's UBSAN runtime has no arithmetic overflow handlers (lib/ubsan.c: 6.9 on)");
 		return;
@@ -333,7 +337,7 @@ static void hp_signed_overflow_sanitizer(struct hp_result *r)
 	hp_ovf_judge(r, &pb, flags,
 		     !HP_OVF_CLANG_MAJOR || HP_OVF_CLANG_MAJOR < 19 ? gap : NULL);
 #else
-	hp_ovf_unbuilt(r, "-fsanitize=signed-integer-overflow", HP_OVF_SIO_CC);
+	hp_ovf_unbuilt(r, "-fsanitize=signed-integer-overflow", HP_OVF_SIO_CC, true);
 #endif
 }
 
@@ -359,7 +363,7 @@ static void hp_unsigned_overflow_sanitizer(struct hp_result *r)
 
 	hp_ovf_judge(r, &pb, "+ -fsanitize=unsigned-integer-overflow", NULL);
 #else
-	hp_ovf_unbuilt(r, "-fsanitize=unsigned-integer-overflow", HP_OVF_UIO_CC);
+	hp_ovf_unbuilt(r, "-fsanitize=unsigned-integer-overflow", HP_OVF_UIO_CC, true);
 #endif
 }
 
@@ -391,7 +395,7 @@ static void hp_truncation_sanitizer(struct hp_result *r)
 		 hp_ovf_conversions() - calls);
 	strlcat(r->evidence, note, sizeof(r->evidence));
 #else
-	hp_ovf_unbuilt(r, "-fsanitize=implicit-conversion", HP_OVF_TRUNC_CC);
+	hp_ovf_unbuilt(r, "-fsanitize=implicit-conversion", HP_OVF_TRUNC_CC, false);
 #endif
 }
 

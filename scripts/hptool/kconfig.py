@@ -44,10 +44,11 @@ def merged_fragment(frags, top=TOP, extra=None, version=None):
             raise Error(f"EXTRA_CONFIG={extra}: no such file")
         out += open(extra, "rb").read()
     # what a reference kernel of another version needs beyond (configs/kver-<V>.config)
-    per = os.path.join(top, "configs", f"kver-{version or kver()}.config")
+    version = version or kver()
+    per = os.path.join(top, "configs", f"kver-{version}.config")
     if os.path.isfile(per):
         out += open(per, "rb").read()
-    return renames.spell(out.decode(errors="surrogateescape"), version or kver()).encode(
+    return renames.spell(out.decode(errors="surrogateescape"), version).encode(
         errors="surrogateescape")
 
 

@@ -13,7 +13,7 @@ import shlex
 import shutil
 
 from . import TOP, Error
-from . import qemu_configs
+from . import kconfig, qemu_configs
 
 CLANG_N = re.compile(r"^((x86_64|arm64)-clang)-([0-9]+)$")
 # make matrix's columns when TARGETS is not given
@@ -92,8 +92,10 @@ def is_configured(name, top=TOP):
     return name in table(top) or bool(CLANG_N.match(name))
 
 
-# a reference kernel of another version than 6.12 (KVER=6.1): its results are <target>-6.1
-KVER_SUFFIX = re.compile(r"^(.+)-(6\.1)$")
+# a reference kernel of another version than the default (KVER=6.1): its results are
+# <target>-6.1 (hptool result-name)
+KVER_SUFFIX = re.compile(r"^(.+)-(%s)$" % "|".join(
+    re.escape(v) for v in kconfig.KVERS if v != kconfig.KVER_DEFAULT))
 
 
 def base_name(name):
