@@ -131,9 +131,17 @@ static void probe_matches_config(struct kunit *test)
  * registered where it is defined (the registry's order).
  */
 #define HP_REGISTRY(id_, ...)						\
-static const void *hp_kunit_gen_##id_(const void *prev, char *desc);	\
+static const void *hp_kunit_gen_##id_##_test(struct kunit *test,	\
+					     const void *prev,		\
+					     char *desc);		\
+static const void * __maybe_unused					\
+hp_kunit_gen_##id_(const void *prev, char *desc)			\
+{									\
+	return hp_kunit_next(#id_, prev, desc);				\
+}									\
 static struct kunit_case hp_kunit_cases_##id_[] = {			\
-	KUNIT_CASE_PARAM(probe_matches_config, hp_kunit_gen_##id_),	\
+	KUNIT_CASE_PARAM(probe_matches_config,				\
+			 HP_KUNIT_GEN(hp_kunit_gen_##id_)),		\
 	{}								\
 };									\
 static struct kunit_suite hp_kunit_suite_##id_ = {			\
@@ -141,7 +149,9 @@ static struct kunit_suite hp_kunit_suite_##id_ = {			\
 	.test_cases = hp_kunit_cases_##id_,				\
 };									\
 kunit_test_suite(hp_kunit_suite_##id_);					\
-static const void *hp_kunit_gen_##id_(const void *prev, char *desc)	\
+static const void * __maybe_unused					\
+hp_kunit_gen_##id_##_test(struct kunit *test, const void *prev,		\
+			  char *desc)					\
 {									\
 	return hp_kunit_next(#id_, prev, desc);				\
 }

@@ -195,7 +195,8 @@ static void hp_cfi_layers(struct hp_layers *l)
 	else if (IS_ENABLED(CONFIG_ARM64))
 		hp_layer(l->active, sizeof(l->active), "kCFI (the only arm64 mode)");
 	else if (hp_log_find(NULL, "Using kCFI", line, sizeof(line)) ||
-		 hp_log_find(NULL, "Using FineIBT CFI", line, sizeof(line)) ||
+		 hp_log_find(NULL, HP_LOG_FINEIBT, line, sizeof(line)) ||
+		 hp_log_find(NULL, HP_LOG_FINEIBT_BHI, line, sizeof(line)) ||
 		 hp_log_find(NULL, "Disabling CFI", line, sizeof(line)))
 		hp_layer(l->active, sizeof(l->active), "boot log: %s", line);
 	else

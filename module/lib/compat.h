@@ -172,4 +172,25 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_SYM_RETHUNK		"CONFIG_RETHUNK"
 #endif
 
+/*
+ * The CFI mode line: "Using FineIBT CFI" up to 6.12; after, "Using %sFineIBT%s CFI",
+ * with "paranoid " before and "+BHI" after as the boot asks. Both tails, any prefix.
+ */
+#define HP_LOG_FINEIBT		"FineIBT CFI"
+#define HP_LOG_FINEIBT_BHI	"FineIBT+BHI CFI"
+
+/*
+ * KUnit's generate_params() takes the test first after 6.12 ("kunit: Pass
+ * parameterized test context to generate_params()"). A user defines both
+ * gen(prev, desc) and gen_test(test, prev, desc); the type of the field picks
+ * one, so no version number is guessed. Only the type is looked at: the
+ * expression is never evaluated.
+ */
+#define HP_KUNIT_GEN_TAKES_TEST						\
+	__builtin_types_compatible_p(					\
+		typeof(((struct kunit_case *)NULL)->generate_params),	\
+		const void *(*)(struct kunit *, const void *, char *))
+#define HP_KUNIT_GEN(gen)						\
+	__builtin_choose_expr(HP_KUNIT_GEN_TAKES_TEST, gen##_test, gen)
+
 #endif /* _HARDPROBE_COMPAT_H */

@@ -11,6 +11,7 @@ Prints one "check host <name>: ok|FAIL|SKIP" line per test; exit 1 on any FAIL.
 """
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -504,9 +505,66 @@ def test_renames():
           renames.spell(main, "6.12") == frag, old61.replace("\n", " | "))
 
 
+def compat_macros(names):
+    """The #define lines of module/lib/compat.h for @names, with their continuations."""
+    out, keep = [], False
+    for line in open(os.path.join(TOP, "module", "lib", "compat.h")):
+        m = re.match(r"#define (\w+)", line)
+        if m:
+            keep = m.group(1) in names
+        if keep:
+            out.append(line)
+            keep = line.rstrip().endswith("\\")
+    return "".join(out)
+
+
+KUNIT_SIGS = {"6.12": "const void *prev, char *desc",
+              "mainline": "struct kunit *test, const void *prev, char *desc"}
+
+
+def kunit_gen_compiles(sig, use="HP_KUNIT_GEN(gen)"):
+    """Compile, for the host, a struct kunit_case whose generate_params() has the signature
+    @sig, initialised with @use, and the two macros of module/lib/compat.h: (rc, output,
+    which of gen and gen_test the field holds)."""
+    macros = compat_macros(("HP_KUNIT_GEN_TAKES_TEST", "HP_KUNIT_GEN"))
+    if macros.count("#define") != 2:
+        return 1, "module/lib/compat.h: no HP_KUNIT_GEN_TAKES_TEST / HP_KUNIT_GEN", None
+    src = ("#include <stddef.h>\n#include <stdio.h>\nstruct kunit { int x; };\n"
+           f"struct kunit_case {{ const void *(*generate_params)({sig}); }};\n" + macros +
+           "static const void *gen(const void *prev, char *desc) { return prev; }\n"
+           "static const void *gen_test(struct kunit *test, const void *prev, char *desc)"
+           " { return prev; }\n"
+           f"static struct kunit_case c = {{ .generate_params = {use} }};\n"
+           "int main(void) { puts((void *)c.generate_params == (void *)gen ? \"gen\" :\n"
+           " (void *)c.generate_params == (void *)gen_test ? \"gen_test\" : \"?\"); return 0; }\n")
+    with tempfile.TemporaryDirectory() as d:
+        c, exe = os.path.join(d, "gen.c"), os.path.join(d, "gen")
+        with open(c, "w") as f:
+            f.write(src)
+        p = subprocess.run(["gcc", "-Wall", "-Wno-unused-function", "-Werror=incompatible-pointer-types",
+                            "-o", exe, c], capture_output=True, text=True)
+        if p.returncode:
+            return p.returncode, p.stderr, None
+        return 0, "", subprocess.run([exe], capture_output=True, text=True).stdout.strip()
+
+
+def test_kunit_gen():
+    """KUnit's generate_params() gained the test as first argument after 6.12: the
+    suites' initialiser compiles against both signatures and picks the matching generator."""
+    got = {k: kunit_gen_compiles(sig) for k, sig in KUNIT_SIGS.items()}
+    check("kunit-gen-params-both-signatures",
+          got["6.12"][2] == "gen" and got["mainline"][2] == "gen_test",
+          "; ".join(f"{k}: {v[2] or v[1].strip().splitlines()[-1:]}" for k, v in got.items()))
+    # positive control: the plain 6.12 generator does not compile against mainline's field
+    rc, err, _ = kunit_gen_compiles(KUNIT_SIGS["mainline"], use="gen")
+    check("kunit-gen-params-mismatch-caught", rc != 0 and "incompatible" in err,
+          "gen(prev, desc) into mainline's field: " + ("refused" if rc else "accepted"))
+
+
 def main():
     rec = recorded()
     test_renames()
+    test_kunit_gen()
     test_say()
     test_offvariants()
     test_targets(rec)
