@@ -25,12 +25,13 @@ sys.path.insert(0, SCRIPTS)
 from hptool import Error, expect, findings, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
-TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-clang", "arm64-gcc", "arm64-gcc-6.1",
+TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-clang", "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-6.1",
            "arm64-clang", "arm64-clang-6.1", "debian", "debian-6.12", "debian-arm64", "debian-arm64-6.12",
            "x86_64-gcc-debug"]
 # the per-target files of b781ecb the table replaced: "debian" was the 6.12 kernel then;
 # the 6.1 and arm64 Debian columns are new
-OLD_FILE = {"debian-6.12": "debian", "debian": None, "x86_64-gcc-6.1": None, "arm64-gcc-6.1": None,
+OLD_FILE = {"debian-6.12": "debian", "debian": None, "x86_64-gcc-6.1": None, "x86_64-clang-6.1": None,
+            "arm64-gcc-6.1": None,
             "arm64-clang-6.1": None, "debian-arm64": None, "debian-arm64-6.12": None}
 results = []
 
