@@ -3,7 +3,8 @@
 # hardprobe vs LKDTM on the same kernel (make lkdtm [TARGET=...]): build the kernel's own
 # LKDTM (drivers/misc/lkdtm) as a module against the target's kernel, boot a guest that
 # runs the LKDTM tests scripts/lkdtm/map names one per child shell (as often as LKDTM's
-# own tools/testing/selftests/lkdtm/tests.txt says, none it marks as crashing the machine),
+# own tools/testing/selftests/lkdtm/tests.txt says, none it marks as crashing the machine;
+# the few it does not list at all with the expected text of scripts/lkdtm/unlisted),
 # and compare LKDTM's verdicts (judged by the expected text of that tests.txt) with
 # hardprobe's outcomes from results/<target>/report.json (run first if missing).
 # Writes results/<target>/lkdtm-compare.txt.
@@ -39,11 +40,11 @@ make -C "$B" M="$L/src" "${HP_MAKE[@]}" CONFIG_LKDTM=m KCFLAGS="-include $L/src/
 }
 cp "$L/src/lkdtm.ko" "$L/guest/"
 python3 "$HP_TOP/scripts/lkdtm_compare.py" --guest-list "$HP_TOP/scripts/lkdtm/map" "$T" \
-	>"$L/guest/lkdtm-tests"
+	"$HP_TOP/scripts/lkdtm/unlisted" >"$L/guest/lkdtm-tests"
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" "$L/guest"
 hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
 	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm"
 hp_say boot "$target" "LKDTM tests in one guest (TCG), timeout ${BOOT_TIMEOUT:-600} s"
 timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-lkdtm.log" 2>&1 || true
-python3 "$HP_TOP/scripts/lkdtm_compare.py" "$R" "$HP_TOP/scripts/lkdtm/map" "$T" |
-	tee "$R/lkdtm-compare.txt"
+python3 "$HP_TOP/scripts/lkdtm_compare.py" "$R" "$HP_TOP/scripts/lkdtm/map" "$T" \
+	"$HP_TOP/scripts/lkdtm/unlisted" | tee "$R/lkdtm-compare.txt"

@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe vs LKDTM on the same kernel.
 
-usage: lkdtm_compare.py RESULTS_DIR MAP TESTS_TXT
-       lkdtm_compare.py --guest-list MAP TESTS_TXT   (the tests the guest runs: "TEST REPEAT")
-MAP is hardprobe's side only: which LKDTM test exercises which hardprobe feature
-(scripts/lkdtm/map; rows whose feature starts with "?" are shown but not counted).
+usage: lkdtm_compare.py RESULTS_DIR MAP TESTS_TXT [UNLISTED]
+       lkdtm_compare.py --guest-list MAP TESTS_TXT [UNLISTED]
+                                   (the tests the guest runs: "TEST REPEAT")
+MAP is hardprobe's side only: which LKDTM test exercises which hardprobe feature,
+or which probe of it ("feature.probe": that probe's outcome is compared; rows
+whose feature starts with "?" are shown but not counted) (scripts/lkdtm/map).
 What LKDTM expects comes from LKDTM itself: TESTS_TXT is the kernel's
 tools/testing/selftests/lkdtm/tests.txt, read as its run.sh reads it (a test
 marked "#" is not run: it crashes or hangs the machine; "repeat:N"; the expected
-log text, a call trace when none is given).
+log text, a call trace when none is given). UNLISTED (scripts/lkdtm/unlisted), in
+the same grammar, adds LKDTM tests that the kernel's LKDTM has but its tests.txt
+does not list, each with the text LKDTM's own code prints on a catch; a test
+tests.txt lists is always read from tests.txt.
 Reads the LKDTM guest's console (RESULTS_DIR/console-lkdtm.log: the framed
 lkdtm-dmesg.txt, each test between "hardprobe-lkdtm: begin/end <TEST>"
 markers), judges each LKDTM test the way LKDTM's own selftest does (its
@@ -54,18 +59,38 @@ def lkdtm_tests(text):
     return tests
 
 
+def all_tests(tests_txt, unlisted_txt=None):
+    """tests.txt, and the unlisted tests (marked "unlisted") that it has no line for."""
+    tests = lkdtm_tests(tests_txt)
+    for name, t in lkdtm_tests(unlisted_txt or "").items():
+        if name not in tests:
+            tests[name] = dict(t, unlisted=True)
+    return tests
+
+
 def hardprobe_map(text):
-    """[(feature, LKDTM test, informational)] from scripts/lkdtm/map."""
+    """[(feature or feature.probe, LKDTM test, informational)] from scripts/lkdtm/map."""
     rows = []
     for line in text.splitlines():
         line = line.split("#", 1)[0].split()
         if not line:
             continue
         if len(line) != 2:
-            raise ValueError(f"map line {' '.join(line)!r}: want <feature> <LKDTM test>")
+            raise ValueError(f"map line {' '.join(line)!r}: want <feature>[.<probe>] <LKDTM test>")
         feat, test = line
         rows.append((feat.lstrip("?"), test, feat.startswith("?")))
     return rows
+
+
+def hardprobe_outcome(report, name):
+    """The outcome of a feature, or of one probe ("feature.probe"), in report.json."""
+    feat = report.get(name.split(".", 1)[0], {})
+    if "." not in name:
+        return feat.get("outcome", "missing")
+    for p in feat.get("probes", []):
+        if p.get("probe") == name:
+            return p.get("outcome", "missing")
+    return "missing"
 
 
 def guest_list(rows, tests):
@@ -133,12 +158,12 @@ def verdict(runs, expect):
     return "not caught", f"no catch in the log (last: {last[:80]})"
 
 
-def main(rdir, map_path, tests_path):
+def main(rdir, map_path, tests_path, unlisted_path=None):
     console = os.path.join(rdir, "console-lkdtm.log")
     if not os.path.exists(console):
         print(f"lkdtm_compare: no {console}: run make lkdtm TARGET=... first", file=sys.stderr)
         return 2
-    tests = lkdtm_tests(read(tests_path))
+    tests = all_tests(read(tests_path), read(unlisted_path) if unlisted_path else None)
     dmesg = frames(read(console)).get("lkdtm-dmesg.txt", "")
     runs = slices(dmesg)
     try:
@@ -146,7 +171,7 @@ def main(rdir, map_path, tests_path):
             report = {x["feature"]: x for x in json.load(f)["features"]}
     except (OSError, ValueError, KeyError):
         report = {}
-    rows, per_feature = [], {}
+    rows = []
     for feat, test, inform in hardprobe_map(read(map_path)):
         t = tests.get(test)
         if not t:
@@ -155,36 +180,40 @@ def main(rdir, map_path, tests_path):
             v, why = "skipped", f"not run: tests.txt marks it: {t['skip']}"
         else:
             v, why = verdict(runs.get(test, []), t["expect"])
+            if t.get("unlisted"):
+                why = "(not in tests.txt: expected text from LKDTM's code) " + why
         rows.append((feat, test, v, why, inform))
-        if not inform:
-            per_feature.setdefault(feat, []).append(v)
     target = os.path.basename(rdir.rstrip("/"))
     print(f"hardprobe vs LKDTM on {target} (the same kernel, one LKDTM guest)")
-    print(f"{'feature':<18} {'LKDTM test':<26} {'LKDTM':<11} {'hardprobe':<12} agree  LKDTM evidence")
-    bad = 0
+    print(f"{'hardprobe':<30} {'LKDTM test':<31} {'LKDTM':<11} {'hardprobe':<12} agree  "
+          "LKDTM evidence")
+    checked = bad = 0
     for feat, test, v, why, inform in rows:
-        hp = report.get(feat, {}).get("outcome", "missing")
-        lk = per_feature.get(feat, [])
+        hp = hardprobe_outcome(report, feat)
+        # each row on its own: LKDTM's verdict on its test against hardprobe's
+        # outcome of the feature or probe the map pairs it with
         if inform:
             agree = "info"
-        elif ({"missing", "skipped", "inconclusive"} & set(lk) or
+        elif (v in ("missing", "skipped", "inconclusive") or
               hp in ("missing", "not_run", "unsupported", "inconclusive", "error")):
             agree = "n/a"
         else:
-            lk_caught = all(x == "caught" for x in lk)
-            agree = "yes" if lk_caught == (hp == "protected") else "NO"
+            agree = "yes" if (v == "caught") == (hp == "protected") else "NO"
+            checked += 1
             bad += agree == "NO"
-        print(f"{feat:<18} {test:<26} {v:<11} {hp:<12} {agree:<6} {why[:110]}")
-    print(f"{len(rows)} LKDTM tests, {bad} feature disagreement(s)")
+        print(f"{feat:<30} {test:<31} {v:<11} {hp:<12} {agree:<6} {why[:110]}")
+    print(f"{len(rows)} LKDTM tests, {checked} cross-checked: {checked - bad} agree, "
+          f"{bad} disagreement(s)")
     return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--guest-list":
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--guest-list":
         print("\n".join(guest_list(hardprobe_map(read(sys.argv[2])),
-                                   lkdtm_tests(read(sys.argv[3])))))
+                                   all_tests(read(sys.argv[3]),
+                                             read(sys.argv[4]) if len(sys.argv) == 5 else None))))
         sys.exit(0)
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))
+    sys.exit(main(*sys.argv[1:]))

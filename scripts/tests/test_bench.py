@@ -5,8 +5,8 @@
 Prints one "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
 """
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -218,6 +218,22 @@ def lkdtm_tests_txt():
     got = lkdtm_compare.guest_list(rows, t)
     check("lkdtm-guest-list", got == ["WRITE_RO 1", "REPORT_STACK_CANARY 2"] and
           rows[1] == ("x", "PANIC", True), f"{got} {rows}")
+    # a test tests.txt lacks comes from the unlisted file; one it has (even marked "#")
+    # is never overridden
+    both = lkdtm_compare.all_tests(TESTS_TXT, "FAM_BOUNDS call trace:|UBSAN: x\n"
+                                   "PANIC oops\nWRITE_RO never\n")
+    got = lkdtm_compare.guest_list(lkdtm_compare.hardprobe_map("a FAM_BOUNDS\nb PANIC\n"
+                                                               "c WRITE_RO\n"), both)
+    check("lkdtm-unlisted", got == ["FAM_BOUNDS 1", "WRITE_RO 1"] and
+          both["FAM_BOUNDS"].get("unlisted") and both["PANIC"]["skip"] and
+          both["WRITE_RO"]["expect"] == "call trace:", f"{got} {both.get('FAM_BOUNDS')}")
+    # "feature.probe" compares that probe's outcome, "feature" the feature's
+    report = {"usercopy": {"outcome": "protected", "probes": [
+        {"probe": "usercopy.stack_frame", "outcome": "vulnerable"}]}}
+    got = [lkdtm_compare.hardprobe_outcome(report, x) for x in
+           ("usercopy", "usercopy.stack_frame", "usercopy.nope", "nx.data")]
+    check("lkdtm-probe-outcome", got == ["protected", "vulnerable", "missing", "missing"],
+          str(got))
     # the kernel source's own file: every test the map names is there, and runs
     src = subprocess.run(["bash", "-c", '. "$1/lib.sh" && hp_ksrc && echo "$HP_KSRC"', "-",
                           SCRIPTS], capture_output=True, text=True).stdout.strip()
@@ -226,11 +242,27 @@ def lkdtm_tests_txt():
         check("lkdtm-tests-txt-kernel", False, f"no {path}")
         return
     t = lkdtm_compare.lkdtm_tests(collect.read(path))
+    n = len(t)
+    t = lkdtm_compare.all_tests(collect.read(path),
+                                collect.read(os.path.join(SCRIPTS, "lkdtm", "unlisted")))
     rows = lkdtm_compare.hardprobe_map(collect.read(os.path.join(SCRIPTS, "lkdtm", "map")))
     absent = [test for _, test, _ in rows if test not in t or t[test]["skip"]]
-    check("lkdtm-tests-txt-kernel", len(t) > 50 and not absent and
+    # the unlisted file only adds what tests.txt lacks: it never shadows a tests.txt line
+    shadow = [x for x in lkdtm_compare.lkdtm_tests(
+        collect.read(os.path.join(SCRIPTS, "lkdtm", "unlisted"))) if not t[x].get("unlisted")]
+    # every probe the map names is one of hardprobe's (module/*/*.c HP_PROBE lines)
+    probes = set()
+    for root, _, files in os.walk(os.path.join(os.path.dirname(SCRIPTS), "module")):
+        for f in files:
+            if f.endswith(".c"):
+                probes |= {".".join(m) for m in re.findall(
+                    r"HP_PROBE\((\w+), (\w+),", collect.read(os.path.join(root, f)))}
+    unknown = [feat for feat, _, _ in rows if "." in feat and feat not in probes]
+    check("lkdtm-tests-txt-kernel", n > 50 and not absent and not shadow and not unknown and
           t["REPORT_STACK_CANARY"]["repeat"] == 2,
-          f"{len(t)} tests in {path}" + (f"; mapped but not run: {absent}" if absent else ""))
+          f"{n} tests in {path}" + (f"; mapped but not run: {absent}" if absent else "") +
+          (f"; unlisted but in tests.txt: {shadow}" if shadow else "") +
+          (f"; no such probe: {unknown}" if unknown else ""))
 
 
 def lkdtm_tests():
