@@ -101,6 +101,18 @@ HP_REGISTRY(list_hardening, list_hardening, "heap and object integrity",
 HP_REGISTRY(slab_free, slab_free, "heap and object integrity",
 	    "Slab free checks",
 	    "CONFIG_SLAB_FREELIST_HARDENED")
+HP_REGISTRY(kmalloc_random, heap_layout, "heap and object integrity",
+	    "Randomized kmalloc caches",
+	    "CONFIG_RANDOM_KMALLOC_CACHES")
+HP_REGISTRY(slab_nomerge, heap_layout, "heap and object integrity",
+	    "Slab caches not merged",
+	    "slab_nomerge (or CONFIG_SLAB_MERGE_DEFAULT=n)")
+HP_REGISTRY(freelist_random, heap_layout, "heap and object integrity",
+	    "Slab freelist randomization",
+	    "CONFIG_SLAB_FREELIST_RANDOM")
+HP_REGISTRY(freelist_hardened, heap_layout, "heap and object integrity",
+	    "Slab freelist pointer hardening",
+	    "CONFIG_SLAB_FREELIST_HARDENED")
 HP_REGISTRY(spectre_v1, speculation, "speculation",
 	    "Spectre v1 (bounds-check bypass)",
 	    HP_SYM_SPECTRE_V1)
@@ -146,6 +158,9 @@ HP_REGISTRY(ret_overwrite, backward, "backward-edge CFI",
 HP_REGISTRY(mte, mte, "heap and object integrity",
 	    "Memory tagging (MTE)",
 	    "CONFIG_KASAN_HW_TAGS")
+HP_REGISTRY(pointer_hashing, infoleak, "information exposure",
+	    "Hashed pointers in printk",
+	    "no_hash_pointers absent (always built)")
 HP_REGISTRY(randstruct, layout, "build and layout",
 	    "Struct layout randomisation",
 	    "CONFIG_RANDSTRUCT_FULL")

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe heap_layout: where the slab allocator puts objects, and what it
+ * stores in free ones. Each feature is one mechanism with its own switch, so
+ * that none is credited with another's work.
+ *
+ * kmalloc_random (CONFIG_RANDOM_KMALLOC_CACHES, 6.6): kmalloc() picks one
+ * of 16 copies of each size class from a hash of its caller's address. The
+ * probe allocates from 16 call sites and asks the kernel (kmem_dump_obj())
+ * which cache each object is in; the control is 4 objects from one site,
+ * which must all be in one cache.
+ *
+ * slab_nomerge (the slab_nomerge boot switch, or !CONFIG_SLAB_MERGE_DEFAULT):
+ * two caches of the same geometry are kept apart; merged, the second
+ * kmem_cache_create() returns the first.
+ *
+ * freelist_random (CONFIG_SLAB_FREELIST_RANDOM): the objects of a fresh slab
+ * are handed out in a shuffled order, not in address order.
+ *
+ * freelist_hardened (CONFIG_SLAB_FREELIST_HARDENED): the free pointer a free
+ * object holds is the next free object's address XOR a per-cache secret and
+ * its own location, not the raw address. The probe frees A, then B, and
+ * looks at what changed in B's slot (the object and the word the allocator
+ * keeps after it: the cache has a constructor, so the free pointer lives
+ * outside the object and the object itself is left alone).
+ *
+ * The freelist probes use private caches with a constructor: nothing else
+ * allocates from them and they are never merged. They read their own freed
+ * objects; the object file is not instrumented by KASAN, and KFENCE objects
+ * (which live in their own pool) are left out.
+ */
+#include <linux/kfence.h>
+#include <linux/mm.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "../hardprobe.h"
+
+#define HP_HL_SITES	16
+#define HP_HL_CONTROL	4
+#define HP_HL_SIZE	96
+#define HP_HL_NAME	48
+
+#define HP_FL_SIZE	256
+#define HP_FL_OBJS	64
+/* the object, its free pointer and some slack, in words */
+#define HP_FL_WORDS	(HP_FL_SIZE / sizeof(unsigned long) + 4)
+
+static unsigned int hp_hl_seq;
+
+/*
+ * kmalloc() of a size the compiler cannot see: the out-of-line
+ * __kmalloc() takes its caller, this site, for the cache choice. The
+ * result goes through OPTIMIZER_HIDE_VAR() so that the call is not a tail
+ * call (which would make the site's own caller the caller).
+ */
+#define HP_HL_SITE(n)							\
+static noinline void *hp_hl_site##n(size_t size)			\
+{									\
+	void *p;							\
+									\
+	OPTIMIZER_HIDE_VAR(size);					\
+	p = kmalloc(size, GFP_KERNEL);					\
+	OPTIMIZER_HIDE_VAR(p);						\
+	return p;							\
+}
+
+HP_HL_SITE(0) HP_HL_SITE(1) HP_HL_SITE(2) HP_HL_SITE(3)
+HP_HL_SITE(4) HP_HL_SITE(5) HP_HL_SITE(6) HP_HL_SITE(7)
+HP_HL_SITE(8) HP_HL_SITE(9) HP_HL_SITE(10) HP_HL_SITE(11)
+HP_HL_SITE(12) HP_HL_SITE(13) HP_HL_SITE(14) HP_HL_SITE(15)
+
+static void *(*const hp_hl_sites[HP_HL_SITES])(size_t) = {
+	hp_hl_site0, hp_hl_site1, hp_hl_site2, hp_hl_site3,
+	hp_hl_site4, hp_hl_site5, hp_hl_site6, hp_hl_site7,
+	hp_hl_site8, hp_hl_site9, hp_hl_site10, hp_hl_site11,
+	hp_hl_site12, hp_hl_site13, hp_hl_site14, hp_hl_site15,
+};
+
+/*
+ * The name of the cache @obj is in, as kmem_dump_obj() prints it on the
+ * line after our own "hp_obj <n>:" prefix: "... slab kmalloc-rnd-05-96 ...".
+ */
+static bool hp_hl_cache_of(void *obj, char *name, size_t len)
+{
+	char marker[32], needle[32], line[160];
+	unsigned int n = ++hp_hl_seq;
+	const char *s;
+	size_t i;
+
+	snprintf(marker, sizeof(marker), "heap_layout obj [%u]", n);
+	pr_info("%s\n", marker);
+	snprintf(needle, sizeof(needle), "hp_obj %u:", n);
+	pr_info("%s", needle);
+	/* nothing printed: the open line ends at the next record */
+	if (!kmem_dump_obj(obj))
+		return false;
+	if (!hp_log_find(marker, needle, line, sizeof(line)))
+		return false;
+	s = strstr(line, " slab ");
+	if (!s)
+		return false;
+	s += strlen(" slab ");
+	for (i = 0; i + 1 < len && s[i] && s[i] != ' '; i++)
+		name[i] = s[i];
+	name[i] = '\0';
+	return i > 0;
+}
+
+static void hp_kmalloc_random_sites(struct hp_result *r)
+{
+	char names[HP_HL_SITES][HP_HL_NAME], ctl[HP_HL_NAME];
+	void *objs[HP_HL_SITES] = { };
+	unsigned int i, j, distinct = 0, rnd = 0;
+	bool ok = true;
+
+	if (!IS_ENABLED(CONFIG_PRINTK)) {
+		hp_set(r, HP_UNSUPPORTED, "no printk: kmem_dump_obj() cannot name the cache");
+		return;
+	}
+	/* control: objects from one call site are all in one cache */
+	for (i = 0; i < HP_HL_CONTROL && ok; i++) {
+		objs[i] = hp_hl_site0(HP_HL_SIZE);
+		ok = objs[i] && hp_hl_cache_of(objs[i], i ? names[0] : ctl, HP_HL_NAME);
+		if (ok && i && strcmp(names[0], ctl))
+			ok = false;
+	}
+	for (i = 0; i < HP_HL_CONTROL; i++) {
+		kfree(objs[i]);
+		objs[i] = NULL;
+	}
+	if (!ok) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: %u objects from one call site not named in one cache (%s, %s)",
+		       HP_HL_CONTROL, ctl, names[0]);
+		return;
+	}
+
+	for (i = 0; i < HP_HL_SITES && ok; i++) {
+		objs[i] = hp_hl_sites[i](HP_HL_SIZE);
+		ok = objs[i] && hp_hl_cache_of(objs[i], names[i], HP_HL_NAME);
+	}
+	for (i = 0; i < HP_HL_SITES; i++)
+		kfree(objs[i]);
+	if (!ok) {
+		hp_set(r, HP_ERROR, "kmem_dump_obj() did not name the cache of object %u",
+		       i - 1);
+		return;
+	}
+	for (i = 0; i < HP_HL_SITES; i++) {
+		for (j = 0; j < i && strcmp(names[i], names[j]); j++)
+			;
+		distinct += j == i;
+		rnd += !!strstr(names[i], "-rnd-");
+	}
+	if (distinct > 1)
+		hp_set(r, HP_PROTECTED,
+		       "%u call sites of kmalloc(%u) landed in %u caches (%u kmalloc-rnd-*; e.g. %s, %s); control: one site, one cache (%s)",
+		       HP_HL_SITES, HP_HL_SIZE, distinct, rnd, names[0], names[1], ctl);
+	else
+		hp_set(r, HP_VULNERABLE,
+		       "all %u call sites of kmalloc(%u) share one cache, %s", HP_HL_SITES,
+		       HP_HL_SIZE, names[0]);
+}
+
+static bool hp_slab_nomerge_asked(void)
+{
+	if (hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge"))
+		return true;
+	if (hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge"))
+		return false;
+	return !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
+}
+
+static void hp_slab_nomerge_same_geometry(struct hp_result *r)
+{
+	struct kmem_cache *a, *b;
+
+	a = kmem_cache_create("hp_merge_a", 200, 0, 0, NULL);
+	b = kmem_cache_create("hp_merge_b", 200, 0, 0, NULL);
+	if (!a || !b)
+		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
+	else if (a == b)
+		hp_set(r, HP_VULNERABLE,
+		       "two caches of 200-byte objects were merged: the second kmem_cache_create() returned the first");
+	else if (!hp_slab_nomerge_asked())
+		hp_set(r, HP_INCONCLUSIVE,
+		       "two caches of 200-byte objects kept apart although merging is on (slub_debug flags?)");
+	else
+		hp_set(r, HP_PROTECTED,
+		       "two caches of 200-byte objects kept apart (two kmem_cache_create(), two caches)");
+	/* merged, b is a for a second time: each create takes a reference */
+	kmem_cache_destroy(b);
+	kmem_cache_destroy(a);
+}
+
+static void hp_fl_ctor(void *obj)
+{
+}
+
+/* A private cache: the constructor keeps it out of every merge. */
+static struct kmem_cache *hp_fl_cache(const char *name)
+{
+	return kmem_cache_create(name, HP_FL_SIZE, 0, 0, hp_fl_ctor);
+}
+
+static int hp_fl_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void hp_freelist_random_fresh_slab(struct hp_result *r)
+{
+	unsigned long addr[HP_FL_OBJS], sorted[HP_FL_OBJS];
+	void *objs[HP_FL_OBJS] = { };
+	struct kmem_cache *c = hp_fl_cache("hp_freelist_order");
+	struct folio *first = NULL;
+	unsigned int i, n = 0, up = 0;
+
+	if (!c) {
+		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
+		return;
+	}
+	for (i = 0; i < HP_FL_OBJS; i++) {
+		objs[i] = kmem_cache_alloc(c, GFP_KERNEL);
+		if (!objs[i] || is_kfence_address(objs[i]))
+			continue;
+		/* the first slab of the cache: the objects of its folio, in allocation order */
+		if (!first)
+			first = virt_to_folio(objs[i]);
+		if (virt_to_folio(objs[i]) == first)
+			addr[n++] = (unsigned long)objs[i];
+	}
+	for (i = 0; i < HP_FL_OBJS; i++)
+		if (objs[i])
+			kmem_cache_free(c, objs[i]);
+	kmem_cache_destroy(c);
+
+	for (i = 1; i < n; i++)
+		up += addr[i] > addr[i - 1];
+	memcpy(sorted, addr, n * sizeof(addr[0]));
+	sort(sorted, n, sizeof(sorted[0]), hp_fl_cmp, NULL);
+	if (n < 8)
+		hp_set(r, HP_INCONCLUSIVE, "only %u objects of the first slab were handed out", n);
+	else if (up == n - 1)
+		hp_set(r, HP_VULNERABLE,
+		       "the %u objects of a fresh slab were handed out in address order", n);
+	else
+		hp_set(r, HP_PROTECTED,
+		       "the %u objects of a fresh slab were handed out shuffled (%u of %u steps upwards; the lowest object came %s)",
+		       n, up, n - 1, addr[0] == sorted[0] ? "first" : "later");
+}
+
+/*
+ * What B's slot holds while B is allocated and after A, then B, were freed:
+ * B's free pointer now leads to A.
+ */
+static void hp_freelist_hardened_stored_pointer(struct hp_result *r)
+{
+	unsigned long before[HP_FL_WORDS], after[HP_FL_WORDS];
+	struct kmem_cache *c = hp_fl_cache("hp_freelist_ptr");
+	void *objs[HP_FL_OBJS] = { };
+	unsigned int i, j, changed = 0, raw = 0;
+	unsigned long *a = NULL, *b = NULL;
+
+	if (!c) {
+		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
+		return;
+	}
+	/* two objects of one slab, neither from KFENCE, B's words within the slab */
+	for (i = 0; i < HP_FL_OBJS && !b; i++) {
+		objs[i] = kmem_cache_alloc(c, GFP_KERNEL);
+		if (!objs[i] || is_kfence_address(objs[i]))
+			continue;
+		for (j = 0; j < i && !b; j++) {
+			if (!objs[j] || is_kfence_address(objs[j]) ||
+			    virt_to_folio(objs[j]) != virt_to_folio(objs[i]) ||
+			    virt_to_folio(objs[i]) !=
+			    virt_to_folio((char *)objs[i] + sizeof(before) - 1))
+				continue;
+			a = objs[j];
+			b = objs[i];
+		}
+	}
+	if (!b) {
+		hp_set(r, HP_INCONCLUSIVE, "no two objects of one slab in %u allocations",
+		       HP_FL_OBJS);
+		goto out;
+	}
+	for (i = 0; i < HP_FL_WORDS; i++)
+		before[i] = READ_ONCE(b[i]);
+	preempt_disable();
+	kmem_cache_free(c, a);
+	kmem_cache_free(c, b);
+	preempt_enable();
+	for (i = 0; i < HP_FL_WORDS; i++)
+		after[i] = READ_ONCE(b[i]);
+	for (i = 0; i < HP_FL_OBJS; i++)
+		if (objs[i] == a || objs[i] == b)
+			objs[i] = NULL;
+
+	for (i = 0; i < HP_FL_WORDS; i++) {
+		changed += before[i] != after[i];
+		raw += after[i] == (unsigned long)a;
+	}
+	if (raw)
+		hp_set(r, HP_VULNERABLE,
+		       "the freed object holds the raw address of the next free object (%u of %u words changed on free)",
+		       changed, (unsigned int)HP_FL_WORDS);
+	else if (changed == 1)
+		hp_set(r, HP_PROTECTED,
+		       "one word of the freed object's slot changed on free, and it is not the next free object's address (encoded free pointer)");
+	else
+		hp_set(r, HP_INCONCLUSIVE,
+		       "%u words of the freed object's slot changed on free, none the next free object's address: no single free pointer to judge (slub_debug?)",
+		       changed);
+out:
+	for (i = 0; i < HP_FL_OBJS; i++)
+		if (objs[i])
+			kmem_cache_free(c, objs[i]);
+	kmem_cache_destroy(c);
+}
+
+static void hp_kmalloc_random_layers(struct hp_layers *l)
+{
+	l->configured = IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_RANDOM_KMALLOC_CACHES=%s",
+		 l->configured ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "%s", l->configured ?
+		 "kmalloc caches: 16 copies per size, chosen by the caller's address" :
+		 "one kmalloc cache per size");
+	hp_layer(l->active, sizeof(l->active), "%s",
+		 l->configured ? "always (no boot switch)" : "off");
+}
+
+static void hp_slab_nomerge_layers(struct hp_layers *l)
+{
+	bool on = hp_slab_nomerge_asked();
+
+	l->configured = on;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "CONFIG_SLAB_MERGE_DEFAULT=%s%s%s",
+		 IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT) ? "y" : "n",
+		 hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge") ?
+		 ", command line: slab_nomerge" : "",
+		 hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge") ?
+		 ", command line: slab_merge" : "");
+	hp_layer(l->built, sizeof(l->built), "cache merging in mm/slab_common.c (always built)");
+	hp_layer(l->active, sizeof(l->active), "%s",
+		 on ? "caches are not merged" : "caches of the same geometry are merged");
+}
+
+static void hp_freelist_random_layers(struct hp_layers *l)
+{
+	l->configured = IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_SLAB_FREELIST_RANDOM=%s",
+		 l->configured ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "%s", l->configured ?
+		 "a new slab's freelist is shuffled" : "a new slab's freelist is in address order");
+	hp_layer(l->active, sizeof(l->active), "%s",
+		 l->configured ? "always (no boot switch)" : "off");
+}
+
+static void hp_freelist_hardened_layers(struct hp_layers *l)
+{
+	l->configured = IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED);
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_SLAB_FREELIST_HARDENED=%s",
+		 l->configured ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "%s", l->configured ?
+		 "free pointers stored XOR a per-cache secret and their location" :
+		 "free pointers stored raw");
+	hp_layer(l->active, sizeof(l->active), "%s",
+		 l->configured ? "always (no boot switch)" : "off");
+}
+
+static const struct hp_probe hp_probes_kmalloc_random[] = {
+	HP_PROBE(kmalloc_random, sites, HP_SAFE),
+};
+
+static const struct hp_probe hp_probes_slab_nomerge[] = {
+	HP_PROBE(slab_nomerge, same_geometry, HP_SAFE),
+};
+
+static const struct hp_probe hp_probes_freelist_random[] = {
+	HP_PROBE(freelist_random, fresh_slab, HP_SAFE),
+};
+
+static const struct hp_probe hp_probes_freelist_hardened[] = {
+	HP_PROBE(freelist_hardened, stored_pointer, HP_SAFE),
+};
+
+HP_FEATURE(kmalloc_random, .layers = hp_kmalloc_random_layers);
+HP_FEATURE(slab_nomerge, .layers = hp_slab_nomerge_layers);
+HP_FEATURE(freelist_random, .layers = hp_freelist_random_layers);
+HP_FEATURE(freelist_hardened, .layers = hp_freelist_hardened_layers);

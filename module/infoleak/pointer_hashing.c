@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe pointer_hashing: "%p" in a kernel format string prints a hash
+ * of the pointer with a boot-time secret, not its value, so that log lines
+ * and files do not hand out kernel addresses (4.15 on). The boot switch
+ * no_hash_pointers turns it off and prints a notice.
+ *
+ * The probe formats the addresses of a stack variable, a heap object and a
+ * function with "%p" and compares each with the same value printed in full
+ * ("%px", the explicit opt-out, its positive control: it must print the raw
+ * value). Until the secret is ready (early boot) "%p" prints
+ * "(____ptrval____)": that hides the value too.
+ */
+#include <linux/kstrtox.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "../hardprobe.h"
+
+#define HP_PH_NOTICE	"This system shows unhashed kernel memory addresses"
+
+static noinline int hp_ph_fn(int x)
+{
+	return x + 1;
+}
+
+/* "%p" of @p, and whether it is the raw value ("%px" of @p) */
+static int hp_ph_one(const void *p, char *shown, size_t len, bool *raw)
+{
+	unsigned long v;
+	char full[32];
+
+	snprintf(shown, len, "%p", p);
+	snprintf(full, sizeof(full), "%px", p);
+	/* control: "%px" must print the address itself */
+	if (strlen(full) != 2 * sizeof(void *) || kstrtoul(full, 16, &v) ||
+	    v != (unsigned long)p)
+		return -EINVAL;
+	*raw = !strcmp(shown, full);
+	return 0;
+}
+
+static void hp_pointer_hashing_percent_p(struct hp_result *r)
+{
+	const void *ptrs[3];
+	static const char *const what[3] = { "stack", "heap", "text" };
+	char shown[3][32];
+	unsigned int i, raw_n = 0;
+	bool raw;
+	int local = 0;
+	void *obj = kmalloc(32, GFP_KERNEL);
+
+	if (!obj) {
+		hp_set(r, HP_ERROR, "kmalloc() failed");
+		return;
+	}
+	ptrs[0] = &local;
+	ptrs[1] = obj;
+	ptrs[2] = hp_ph_fn;
+	for (i = 0; i < 3; i++) {
+		if (hp_ph_one(ptrs[i], shown[i], sizeof(shown[i]), &raw)) {
+			kfree(obj);
+			hp_set(r, HP_INCONCLUSIVE,
+			       "control: %%px of the %s address did not print the address",
+			       what[i]);
+			return;
+		}
+		raw_n += raw;
+	}
+	kfree(obj);
+	if (raw_n)
+		hp_set(r, HP_VULNERABLE,
+		       "%%p printed %u of 3 kernel addresses (stack, heap, text) raw; %%px control printed them too",
+		       raw_n);
+	else if (strstr(shown[0], "ptrval"))
+		hp_set(r, HP_PROTECTED,
+		       "%%p printed %s: the hashing secret is not ready yet, no address is shown",
+		       shown[0]);
+	else
+		hp_set(r, HP_PROTECTED,
+		       "%%p printed hashes (stack %s, heap %s, text %s), not the addresses %%px prints",
+		       shown[0], shown[1], shown[2]);
+}
+
+static void hp_pointer_hashing_layers(struct hp_layers *l)
+{
+	char line[128];
+	bool off = hp_cmdline_word("no_hash_pointers");
+
+	l->configured = !off;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s",
+		 off ? "command line: no_hash_pointers" :
+		 "always built; no no_hash_pointers on the command line");
+	hp_layer(l->built, sizeof(l->built), "lib/vsprintf.c hashes %%p (since 4.15)");
+	if (hp_log_find(NULL, HP_PH_NOTICE, line, sizeof(line)))
+		hp_layer(l->active, sizeof(l->active), "off: boot log: %s", line);
+	else
+		hp_layer(l->active, sizeof(l->active),
+			 "on: no unhashed-addresses notice in the log");
+}
+
+static const struct hp_probe hp_probes_pointer_hashing[] = {
+	HP_PROBE(pointer_hashing, percent_p, HP_SAFE),
+};
+
+HP_FEATURE(pointer_hashing, .layers = hp_pointer_hashing_layers);
