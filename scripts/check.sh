@@ -32,6 +32,8 @@ hp_say host - "feature list of Documentation/hardprobe.rst against module/regist
 python3 "$HP_TOP/scripts/tests/test_registry_doc.py" | record
 hp_say host - "host tool (scripts/hptool): targets, QEMU command lines, outcome rules, expectation table"
 python3 "$HP_TOP/scripts/tests/test_hptool.py" | record
+hp_say host - "join with kernel-hardening-checker on a recorded k-h-c JSON and report.json"
+python3 "$HP_TOP/scripts/tests/test_khc_join.py" | record
 hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
 python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix" | record
 

@@ -11,7 +11,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hptool import outcome  # noqa: E402
+import hptool  # noqa: E402
+from hptool import khc, outcome  # noqa: E402
 
 FRAME = re.compile(r"^----- hardprobe:file (\S+) -----$")
 END = "----- hardprobe:end {} -----"
@@ -208,9 +209,10 @@ def collect(rdir, target):
                 kv = dict(l.split(": ", 1) for l in read(info).splitlines() if ": " in l)
                 data["kernel"]["config_hash"] = kv.get("config_hash", "")
                 data["kernel"]["build"] = kv
+            khc.annotate(data)  # each feature's "verifies": the k-h-c checks it verifies
             with open(os.path.join(rdir, "report.json"), "w") as f:
                 json.dump(data, f, indent=1)
-        except outcome.RulesError as e:
+        except (outcome.RulesError, hptool.Error) as e:
             problems.append(f"{target}: {e}")
         except (ValueError, KeyError) as e:
             problems.append(f"{target}: report.json does not parse: {e}")

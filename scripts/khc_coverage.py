@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""hardprobe: how many of kernel-hardening-checker's checks hardprobe verifies at runtime.
+
+usage: khc_coverage.py [--list] [--checks FILE] [--options FILE]
+
+Reads k-h-c's check list (scripts/tests/khc/checks.txt: one line per check as its JSON
+names it, for X86_64 and ARM64, each marked runtime-observable or not and classed
+self-protection, policy knob or build) and scripts/khc-options. A check counts once per
+line of checks.txt; it is covered when its option_name is one that a feature verifies (on
+either architecture). Prints, for the runtime-observable checks, covered / total, split
+self-protection and policy knobs; --list names the covered and the uncovered ones.
+Exit 2 when a file cannot be read or parsed.
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hptool import Error, khc  # noqa: E402
+
+CHECKS = os.path.join(khc.SCRIPTS, "tests", "khc", "checks.txt")
+CLASSES = {"self": "self-protection", "policy": "policy knobs", "build": "build"}
+
+
+def read_checks(path=CHECKS):
+    """[{type, name, reason, arches, observable, cls, desired}] of checks.txt."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise Error(f"{path}: {e.strerror}")
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        w = line.split(None, 6)
+        if len(w) != 7 or w[0] not in ("kconfig", "cmdline", "sysctl") \
+                or w[3] not in ("x86_64", "arm64", "both") or w[4] not in ("yes", "no", "-") \
+                or w[5] not in CLASSES:
+            raise Error(f"{path}:{n}: not 'type name reason arches observable class desired'")
+        out.append(dict(type=w[0], name=w[1], reason=w[2], arches=w[3], observable=w[4],
+                        cls=w[5], desired=w[6]))
+    return out
+
+
+def coverage(checks, options):
+    """{cls: (covered checks, observable checks)} over the runtime-observable checks."""
+    names = {o for opts in options.values() for o, _ in opts}
+    out = {}
+    for c in checks:
+        if c["observable"] != "yes":
+            continue
+        cov, tot = out.setdefault(c["cls"], ([], []))
+        tot.append(c)
+        if c["name"] in names:
+            cov.append(c)
+    return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="khc_coverage.py", description=__doc__.split("\n")[0])
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--checks", default=CHECKS)
+    ap.add_argument("--options", default=khc.OPTIONS)
+    a = ap.parse_args(argv[1:])
+    try:
+        checks, options = read_checks(a.checks), khc.read_options(a.options)
+    except Error as e:
+        print(f"khc_coverage: error: {e}", file=sys.stderr)
+        return 2
+    cov = coverage(checks, options)
+    by = {k: len([c for c in checks if c["cls"] == k]) for k in CLASSES}
+    print(f"k-h-c checks (X86_64 and ARM64): {len(checks)}: {by['self']} self-protection, "
+          f"{by['policy']} policy knobs, {by['build']} build (attack surface, LSM choice; "
+          "not counted below)")
+    s_c, s_t = (len(x) for x in cov.get("self", ([], [])))
+    p_c, p_t = (len(x) for x in cov.get("policy", ([], [])))
+    print(f"covered by scripts/khc-options: {s_c + p_c} of {s_t + p_t} runtime-observable "
+          f"({s_c} of {s_t} self-protection, {p_c} of {p_t} policy knobs)")
+    if a.list:
+        for k in ("self", "policy"):
+            c, t = cov.get(k, ([], []))
+            print(f"{CLASSES[k]}, covered: " + " ".join(x["name"] for x in c))
+            print(f"{CLASSES[k]}, not covered: " + " ".join(x["name"] for x in t if x not in c))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

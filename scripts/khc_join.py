@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""hardprobe: kernel-hardening-checker's verdicts beside hardprobe's runtime outcomes.
+
+usage: khc_join.py KHC_JSON REPORT_JSON [--all]
+
+KHC_JSON is the output of kernel-hardening-checker -m json with results (-c CONFIG,
+optionally -l CMDLINE and -s SYSCTL; or -a): one JSON array, one object per check,
+
+  [{"option_name": "CONFIG_STACKPROTECTOR_STRONG", "type": "kconfig",
+    "desired_val": "y", "decision": "defconfig", "reason": "self_protection",
+    "check_result": "OK", "check_result_bool": true}, ...]
+
+type is kconfig, cmdline or sysctl; check_result is "OK", "OK: <why>" or
+"FAIL: <why>"; an OR/AND check is reported under its first sub-check's name. (Without
+a file to check, -p prints the same objects without the two check_result keys: that
+is no verdict, and is refused.)
+
+REPORT_JSON is hardprobe's results/<target>/report.json. The checks each feature
+verifies are its "verifies" list (written by collect.py), or, in a report without it,
+scripts/khc-options for the report's architecture.
+
+Prints one row per k-h-c check that a hardprobe feature verifies: the option, k-h-c's
+type and decision, its verdict, the features with their runtime outcome, and a flag:
+MISMATCH where k-h-c says OK and any of those features is anything but protected (the
+configuration promises what the running kernel does not do), config-off-but-protected
+where k-h-c says FAIL and every feature was observed protected (informational: another
+option, a boot parameter or the CPU provides it). --all adds k-h-c's other checks,
+marked "not covered". Ends with "N checks joined, N mismatches, N not covered".
+Exit 1 if there is a mismatch, 0 if not, 2 on unreadable or malformed input.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hptool import Error, khc  # noqa: E402
+
+TYPES = ("kconfig", "cmdline", "sysctl")
+
+
+class BadInput(Exception):
+    pass
+
+
+def load(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read the {what}: {e.strerror}")
+    except ValueError as e:
+        raise BadInput(f"{path}: the {what} is not JSON: {e}")
+
+
+def khc_checks(path):
+    """k-h-c's checks: [{option_name, type, decision, check_result, ok}]."""
+    data = load(path, "kernel-hardening-checker JSON")
+    if not isinstance(data, list):
+        raise BadInput(f"{path}: not kernel-hardening-checker -m json output "
+                       f"(a JSON array of checks), but a JSON {type(data).__name__}")
+    out = []
+    for i, c in enumerate(data):
+        if not isinstance(c, dict) or not isinstance(c.get("option_name"), str) \
+                or c.get("type") not in TYPES:
+            raise BadInput(f"{path}: check #{i + 1} has no option_name or no type "
+                           f"({'|'.join(TYPES)}): {json.dumps(c)[:120]}")
+        res = c.get("check_result")
+        if not isinstance(res, str) or not res.startswith(("OK", "FAIL")):
+            raise BadInput(f"{path}: check #{i + 1} ({c['option_name']}) has no check_result "
+                           "OK/FAIL: run kernel-hardening-checker on a config (-c/-a), not -p")
+        ok = c.get("check_result_bool")
+        out.append({"option_name": c["option_name"], "type": c["type"],
+                    "decision": str(c.get("decision", "-")), "check_result": res,
+                    "ok": ok if isinstance(ok, bool) else res.startswith("OK")})
+    return out
+
+
+def hardprobe_map(path):
+    """({option: [(feature, outcome)]}, report): the features verifying each option."""
+    rep = load(path, "hardprobe report")
+    feats = rep.get("features") if isinstance(rep, dict) else None
+    if not isinstance(feats, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("feature"), str)
+            and isinstance(f.get("outcome"), str) for f in feats):
+        raise BadInput(f"{path}: not a hardprobe report.json (features[] with feature "
+                       "and outcome)")
+    options = None
+    arch = (rep.get("kernel") or {}).get("arch") if isinstance(rep.get("kernel"), dict) else None
+    by_opt = {}
+    for f in feats:
+        ver = f.get("verifies")
+        if ver is None:
+            if options is None:
+                options = khc.read_options()
+            ver = khc.verifies(options, f["feature"], arch)
+        if not isinstance(ver, list) or not all(isinstance(o, str) for o in ver):
+            raise BadInput(f"{path}: {f['feature']}: \"verifies\" is not a list of names")
+        for o in ver:
+            by_opt.setdefault(o, []).append((f["feature"], f["outcome"]))
+    return by_opt, rep
+
+
+def join(checks, by_opt):
+    """[(check, [(feature, outcome)], flag)]; flag "MISMATCH", "config-off-but-protected",
+    "" or "not covered"."""
+    rows = []
+    for c in checks:
+        fo = by_opt.get(c["option_name"], [])
+        if not fo:
+            flag = "not covered"
+        elif c["ok"] and any(o != "protected" for _, o in fo):
+            flag = "MISMATCH"
+        elif not c["ok"] and all(o == "protected" for _, o in fo):
+            flag = "config-off-but-protected"
+        else:
+            flag = ""
+        rows.append((c, fo, flag))
+    return rows
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="khc_join.py", description=__doc__.split("\n")[0])
+    ap.add_argument("khc_json")
+    ap.add_argument("report_json")
+    ap.add_argument("--all", action="store_true", help="also the checks hardprobe does not cover")
+    a = ap.parse_args(argv[1:])
+    try:
+        checks = khc_checks(a.khc_json)
+        by_opt, rep = hardprobe_map(a.report_json)
+    except (BadInput, Error) as e:
+        print(f"khc_join: error: {e}", file=sys.stderr)
+        return 2
+    rows = join(checks, by_opt)
+    k = rep.get("kernel") if isinstance(rep.get("kernel"), dict) else {}
+    print(f"k-h-c: {a.khc_json} ({len(checks)} checks)")
+    print(f"hardprobe: {a.report_json} ({rep.get('target', '?')}, "
+          f"{k.get('release', '?')} {k.get('arch', '?')})")
+    fmt = "{:<38} {:<8} {:<10} {:<36} {:<40} {}"
+    print(fmt.format("OPTION", "TYPE", "DECISION", "K-H-C", "HARDPROBE", "FLAG"))
+    for c, fo, flag in rows:
+        if flag == "not covered" and not a.all:
+            continue
+        hp = ", ".join(f"{f}={o}" for f, o in fo) or "-"
+        print(fmt.format(c["option_name"], c["type"], c["decision"], c["check_result"],
+                         hp, flag).rstrip())
+    joined = sum(1 for r in rows if r[2] != "not covered")
+    mism = sum(1 for r in rows if r[2] == "MISMATCH")
+    print(f"{joined} checks joined, {mism} mismatches, {len(rows) - joined} not covered")
+    return 1 if mism else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

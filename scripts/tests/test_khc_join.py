@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of the join with kernel-hardening-checker (k-h-c): scripts/khc-options
+against the registry and k-h-c's check list, collect.py's "verifies", khc_join.py on
+a recorded k-h-c JSON and a recorded report.json (scripts/tests/khc/), and
+khc_coverage.py's figures recounted here.
+
+The expected rows are computed here from the two recorded files and khc-options by a
+second, plain reading, never written down. Prints one "check host <name>: ok|FAIL"
+line per test; exit 1 on any FAIL.
+"""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+TOP = os.path.dirname(SCRIPTS)
+DATA = os.path.join(HERE, "khc")
+sys.path.insert(0, SCRIPTS)
+import collect  # noqa: E402
+import registry_doc  # noqa: E402
+from hptool import khc  # noqa: E402
+
+KHC = os.path.join(DATA, "x86_64-gcc.khc.json")
+REPORT = os.path.join(DATA, "x86_64-gcc.report.json")
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(bool(ok))
+    print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}", flush=True)
+
+
+def join(khc_json, report, *extra):
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "khc_join.py"), khc_json, report,
+                        *extra], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows(out):
+    """{(option, k-h-c verdict): (hardprobe column, flag)} of khc_join's table."""
+    got = {}
+    for line in out.splitlines():
+        m = re.match(r"^(\S+)\s+(kconfig|cmdline|sysctl)\s+\S+\s+((?:OK|FAIL).*?)\s+(\S+=\S+(?:, \S+=\S+)*|-)"
+                     r"(?:\s+(MISMATCH|config-off-but-protected|not covered))?$", line)
+        if m:
+            got[(m.group(1), m.group(3))] = (m.group(4), m.group(5) or "")
+    return got
+
+
+def plain_options():
+    """{feature: [option]} for x86_64 by a plain reading of khc-options."""
+    out = {}
+    for line in open(khc.OPTIONS):
+        w = line.split("#")[0].split()
+        if w:
+            out[w[0]] = [o.split("@")[0] for o in w[1:] if not o.endswith("@arm64")]
+    return out
+
+
+def expected(checks, report):
+    """the rows khc_join must print, computed from the inputs."""
+    outcome = {f["feature"]: f["outcome"] for f in report["features"]}
+    by_opt = {}
+    for fid, opts in plain_options().items():
+        for o in opts:
+            if fid in outcome:
+                by_opt.setdefault(o, []).append(fid)
+    want = {}
+    for c in checks:
+        fs = by_opt.get(c["option_name"])
+        if not fs:
+            continue
+        hp = ", ".join(f"{f}={outcome[f]}" for f in fs)
+        ok = c["check_result"].startswith("OK")
+        bad = [f for f in fs if outcome[f] != "protected"]
+        flag = "MISMATCH" if ok and bad else "config-off-but-protected" if not ok and not bad else ""
+        want[(c["option_name"], c["check_result"])] = (hp, flag)
+    return want
+
+
+def test_options():
+    ids = [f["id"] for f in registry_doc.parse_registry(os.path.join(TOP, "module", "registry.h"))]
+    opts = khc.read_options()
+    check("khc-options-ids-in-registry", not set(opts) - set(ids) and list(opts) == ids,
+          f"{len(opts)} lines, {len(ids)} registry features"
+          + (f"; not in the registry: {sorted(set(opts) - set(ids))}" if set(opts) - set(ids) else "")
+          + (f"; missing: {[i for i in ids if i not in opts]}" if set(ids) - set(opts) else "")
+          + ("" if list(opts) == ids or set(opts) != set(ids) else "; not in registry order"))
+    from khc_coverage import read_checks
+    checks = read_checks()
+    known = {c["name"]: c for c in checks}
+    bad = sorted({o for v in opts.values() for o, _ in v if o not in known})
+    check("khc-options-names-in-khc-list", not bad,
+          f"{sum(len(v) for v in opts.values())} options, all in checks.txt" if not bad
+          else f"not k-h-c check names: {bad}")
+    unobs = sorted({o for v in opts.values() for o, _ in v
+                    if o in known and all(c["observable"] != "yes" for c in checks if c["name"] == o)})
+    check("khc-options-runtime-observable", not unobs, ", ".join(unobs))
+    # the control: a misspelled option and an unknown id are caught by the same reading
+    with tempfile.NamedTemporaryFile("w", suffix=".opts", delete=False) as f:
+        f.write("stack_init CONFIG_STACKPROTECTOR_STRONGG\nno_such_feature CONFIG_BUG\n")
+    bad_opts = khc.read_options(f.name)
+    os.unlink(f.name)
+    check("khc-options-control", "no_such_feature" not in ids
+          and "CONFIG_STACKPROTECTOR_STRONGG" not in known and "no_such_feature" in bad_opts)
+
+
+def test_collect_verifies():
+    """collect.py writes each feature's "verifies" into the report.json it finalizes."""
+    log = open(os.path.join(HERE, "recorded-x86_64-gcc.log")).read()
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "console.log"), "w") as f:
+            f.write(log)
+        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "collect.py"), "collect", d,
+                            "x86_64-gcc"], capture_output=True, text=True, timeout=120)
+        try:
+            rep = json.load(open(os.path.join(d, "report.json")))
+        except (OSError, ValueError) as e:
+            check("collect-verifies", False, f"no report.json ({e}); {p.stderr[-200:]}")
+            return
+    opts = plain_options()
+    feats = rep.get("features", [])
+    wrong = [f["feature"] for f in feats if f.get("verifies") != opts.get(f["feature"])]
+    check("collect-verifies", feats and not wrong,
+          f"{len(feats)} features, {sum(len(f.get('verifies', [])) for f in feats)} options"
+          + (f"; wrong: {wrong}" if wrong else ""))
+
+
+def test_join():
+    checks = json.load(open(KHC))
+    report = json.load(open(REPORT))
+    rc, out, err = join(KHC, REPORT)
+    got, want = rows(out), expected(checks, report)
+    check("khc-join-rows", got == want and len(want) > 10,
+          f"{len(got)} rows" if got == want else
+          f"missing {sorted(set(want) - set(got))[:3]}, extra {sorted(set(got) - set(want))[:3]}, "
+          f"differ {[k for k in want if k in got and got[k] != want[k]][:3]}")
+    # the planted one: k-h-c OK and the report vulnerable
+    planted = [k for k, v in want.items() if v[1] == "MISMATCH" and "=vulnerable" in v[0]]
+    check("khc-join-mismatch-flagged", planted and all(got.get(k, ("", ""))[1] == "MISMATCH"
+                                                        for k in planted),
+          ", ".join(k[0] for k in planted))
+    nmis = sum(1 for v in want.values() if v[1] == "MISMATCH")
+    summary = out.strip().splitlines()[-1] if out.strip() else ""
+    check("khc-join-summary-exit-1", rc == 1 and summary ==
+          f"{len(want)} checks joined, {nmis} mismatches, {len(checks) - len(want)} not covered",
+          f"rc {rc}: {summary}")
+    # --all: every k-h-c check once, the others marked not covered
+    rc2, out2, _ = join(KHC, REPORT, "--all")
+    nc = [k for k, v in rows(out2).items() if v[1] == "not covered"]
+    check("khc-join-all", rc2 == 1 and len(rows(out2)) == len(checks)
+          and len(nc) == len(checks) - len(want), f"{len(nc)} not covered")
+    # arch-bound options: arm64.nopauth is in the x86_64 k-h-c run, but pac_ret is
+    # unsupported there by construction and must not be joined
+    check("khc-join-arch-bound", any(c["option_name"] == "arm64.nopauth" for c in checks)
+          and not any(k[0] == "arm64.nopauth" for k in got))
+    # the same join from a report that carries "verifies" (as collect.py writes it)
+    with tempfile.TemporaryDirectory() as d:
+        annotated = khc.annotate(copy.deepcopy(report))
+        path = os.path.join(d, "report.json")
+        json.dump(annotated, open(path, "w"))
+        rc3, out3, _ = join(KHC, path)
+        check("khc-join-verifies-key", rc3 == rc and rows(out3) == got)
+        # positive control: the mismatched features fixed, nothing else changed
+        fixed = copy.deepcopy(report)
+        bad = {f for k, v in want.items() if v[1] == "MISMATCH"
+               for f in re.findall(r"(\w+)=(?!protected)", v[0])}
+        for f in fixed["features"]:
+            if f["feature"] in bad:
+                f["outcome"] = "protected"
+        json.dump(fixed, open(path, "w"))
+        rc4, out4, _ = join(KHC, path)
+        last = out4.strip().splitlines()[-1]
+        check("khc-join-control-exit-0", bad and rc4 == 0 and ", 0 mismatches," in last
+              and "MISMATCH" not in out4, f"rc {rc4}: {last}")
+        # bad input: exit 2, the file named, no traceback
+        cases = {"truncated": open(KHC).read()[:200], "object": '{"option_name": "CONFIG_BUG"}',
+                 "print-mode": json.dumps([{k: v for k, v in checks[0].items()
+                                            if not k.startswith("check_result")}])}
+        for name, text in cases.items():
+            bad_path = os.path.join(d, f"{name}.json")
+            open(bad_path, "w").write(text)
+            rc5, out5, err5 = join(bad_path, REPORT)
+            check(f"khc-join-bad-khc-{name}", rc5 == 2 and bad_path in err5
+                  and "Traceback" not in err5 + out5, err5.strip()[:150])
+        rc6, _, err6 = join(KHC, KHC)
+        check("khc-join-bad-report", rc6 == 2 and KHC in err6 and "Traceback" not in err6,
+              err6.strip()[:150])
+        rc7, _, err7 = join(KHC, os.path.join(d, "absent.json"))
+        check("khc-join-missing-file", rc7 == 2 and "absent.json" in err7 and "Traceback" not in err7,
+              err7.strip()[:150])
+
+
+def test_coverage():
+    from khc_coverage import read_checks
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "khc_coverage.py")],
+                       capture_output=True, text=True, timeout=60)
+    names = {o.split("@")[0] for line in open(khc.OPTIONS) for o in line.split("#")[0].split()[1:]}
+    n = {}
+    for c in read_checks():
+        if c["observable"] == "yes":
+            t = n.setdefault(c["cls"], [0, 0])
+            t[1] += 1
+            t[0] += c["name"] in names
+    s, pol = n.get("self", [0, 0]), n.get("policy", [0, 0])
+    line = (f"covered by scripts/khc-options: {s[0] + pol[0]} of {s[1] + pol[1]} runtime-observable "
+            f"({s[0]} of {s[1]} self-protection, {pol[0]} of {pol[1]} policy knobs)")
+    check("khc-coverage-figures", p.returncode == 0 and line in p.stdout.splitlines(), line)
+
+
+def main():
+    test_options()
+    test_collect_verifies()
+    test_join()
+    test_coverage()
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
