@@ -161,6 +161,9 @@ HP_REGISTRY(mte, mte, "heap and object integrity",
 HP_REGISTRY(pointer_hashing, infoleak, "information exposure",
 	    "Hashed pointers in printk",
 	    "no_hash_pointers absent (always built)")
+HP_REGISTRY(kaslr, infoleak, "information exposure",
+	    "Kernel address space layout randomization",
+	    "CONFIG_RANDOMIZE_BASE")
 HP_REGISTRY(randstruct, layout, "build and layout",
 	    "Struct layout randomisation",
 	    "CONFIG_RANDSTRUCT_FULL")
