@@ -89,6 +89,12 @@ static void hp_rodata_kernel_text(struct hp_result *r)
 		  (u8 *)dereference_symbol_descriptor((void *)vm_mmap), true);
 }
 
+/*
+ * Module text is made read-only by STRICT_MODULE_RWX alone: 6.12's
+ * module_enable_text_rox() does not look at rodata=, so this store is
+ * refused under rodata=off too (the feature is then not configured and
+ * vulnerable by its other probes).
+ */
 static void hp_rodata_module_text(struct hp_result *r)
 {
 	hp_ro_try(r, "the first byte of module text (hp_ro_text_target)",
