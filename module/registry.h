@@ -71,6 +71,9 @@ HP_REGISTRY(nx, memexec, "memory permissions",
 HP_REGISTRY(stack_guard, memexec, "stack",
 	    "Stack guard page",
 	    "CONFIG_VMAP_STACK")
+HP_REGISTRY(vmalloc_guard, memexec, "memory permissions",
+	    "vmalloc guard page",
+	    "none (vmalloc() always adds a guard page)")
 HP_REGISTRY(user_exec, memexec, "memory permissions",
 	    "No kernel exec of user memory (SMEP/PXN)",
 	    HP_SYM_USER_EXEC)
@@ -131,6 +134,9 @@ HP_REGISTRY(kstack_offset, kstack, "stack",
 HP_REGISTRY(stack_erase, kstack, "stack",
 	    "Stack erase on return to user",
 	    HP_SYM_KSTACK_ERASE)
+HP_REGISTRY(stack_end_check, stack_end, "stack",
+	    "Stack end check in the scheduler",
+	    "CONFIG_SCHED_STACK_END_CHECK")
 HP_REGISTRY(signed_overflow, overflow, "integer overflow",
 	    "Signed overflow detection",
 	    HP_SYM_INTEGER_WRAP)

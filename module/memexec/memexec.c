@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hardprobe nx, stack_guard, user_exec, user_access: what the kernel's page
- * tables refuse to the kernel itself.
+ * hardprobe nx, stack_guard, vmalloc_guard, user_exec, user_access: what the
+ * kernel's page tables refuse to the kernel itself.
  *
  * nx: a small function is copied into kmalloc'd, vmalloc'd, stack and
  * module data memory (and a pre-assembled copy sits in module .rodata) and
@@ -14,6 +14,10 @@
  * guard page instead of oopsing (the fault paths of x86 and arm64 run the
  * exception fixup before any guard-page report); a plain read of the byte
  * below is the fatal version.
+ *
+ * vmalloc_guard: the same for the byte just past a one-page vmalloc() area
+ * (its guard page); the fatal version writes that byte, as LKDTM's
+ * VMALLOC_LINEAR_OVERFLOW.
  *
  * user_exec, user_access: a page of the calling task is mapped with
  * vm_mmap(), filled from the kernel through the uaccess helpers, then
@@ -58,18 +62,21 @@
 #if defined(CONFIG_X86_64)
 #define HP_NX_SIG	"kernel tried to execute NX-protected page"
 #define HP_GUARD_SIG	"stack guard page was hit at"
+#define HP_VGUARD_SIG	"#PF: error_code(0x0002) - not-present page"
 #define HP_UEXEC_SIG	"unable to execute userspace code (SMEP?)"
 #define HP_UACCESS_SIG	"#PF: error_code(0x0001) - permissions violation"
 #define HP_ARCH_OK
 #elif defined(CONFIG_ARM64)
 #define HP_NX_SIG	"Unable to handle kernel execute from non-executable memory"
 #define HP_GUARD_SIG	"Unable to handle kernel paging request at virtual address"
+#define HP_VGUARD_SIG	"Unable to handle kernel paging request at virtual address"
 #define HP_UEXEC_SIG	"Unable to handle kernel execution of user memory"
 #define HP_UACCESS_SIG	"Unable to handle kernel access to user memory outside uaccess routines"
 #define HP_ARCH_OK
 #else
 #define HP_NX_SIG	"-"
 #define HP_GUARD_SIG	"-"
+#define HP_VGUARD_SIG	"-"
 #define HP_UEXEC_SIG	"-"
 #define HP_UACCESS_SIG	"-"
 #endif
@@ -352,6 +359,80 @@ static void hp_stack_guard_leading(struct hp_result *r)
 	       stack - 1, b);
 }
 
+/*
+ * vmalloc_guard: mm/vmalloc.c gives every vmalloc() area one more page than
+ * asked, left unmapped (only VM_NO_GUARD areas lack it, and vmalloc()
+ * refuses that flag). A nofault read of the byte just past a one-page area
+ * must fail, and no page may be mapped there; the last byte inside reads
+ * fine. The second area's distance is shown, not judged: it need not be
+ * the next one in address order.
+ */
+static void hp_vmalloc_guard_nofault(struct hp_result *r)
+{
+	u8 *v = vmalloc(PAGE_SIZE), *w = vmalloc(PAGE_SIZE);
+	long in, past = 0;
+	struct page *pg = NULL;
+	u8 b = 0;
+
+	if (!v || !w) {
+		hp_set(r, HP_ERROR, "vmalloc(%lu) failed", PAGE_SIZE);
+		goto out;
+	}
+	memset(v, 0x5a, PAGE_SIZE);
+	in = copy_from_kernel_nofault(&b, v + PAGE_SIZE - 1, 1);
+	if (in || b != 0x5a) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: a nofault read of the last byte of the vmalloc() area gave %ld (%#x)",
+		       in, b);
+		goto out;
+	}
+	past = copy_from_kernel_nofault(&b, v + PAGE_SIZE, 1);
+	pg = vmalloc_to_page(v + PAGE_SIZE);
+	if (past && !pg) {
+		hp_set(r, HP_PROTECTED,
+		       "the byte just past a one-page vmalloc() area at %p: %ld, no page mapped (guard page); its last byte read fine; next area at %+ld KiB",
+		       v, past, ((long)w - (long)v) / 1024);
+		goto out;
+	}
+	hp_set(r, past ? HP_ERROR : HP_VULNERABLE,
+	       "the byte just past a one-page vmalloc() area at %p: nofault read %ld, page %s: no guard page",
+	       v, past, pg ? "mapped" : "not mapped");
+out:
+	vfree(w);
+	vfree(v);
+}
+
+static void hp_vmalloc_guard_overflow(struct hp_result *r)
+{
+	u8 *v, b;
+
+	if (hp_arch_unsupported(r))
+		return;
+	v = vmalloc(PAGE_SIZE);
+	if (!v) {
+		hp_set(r, HP_ERROR, "vmalloc(%lu) failed", PAGE_SIZE);
+		return;
+	}
+	/* control: the last byte inside, written plainly */
+	WRITE_ONCE(v[PAGE_SIZE - 1], 0x5a);
+	/* a mapped page past the area is someone else's: never write it */
+	if (!copy_from_kernel_nofault(&b, v + PAGE_SIZE, 1)) {
+		hp_set(r, HP_VULNERABLE,
+		       "the byte just past a one-page vmalloc() area at %p is mapped (read %#x), no guard page; not written",
+		       v, b);
+		vfree(v);
+		return;
+	}
+	pr_info("hardprobe: vmalloc_guard: writing the byte just past a one-page vmalloc() area at %p\n",
+		v + PAGE_SIZE);
+	/* a catch kills this task here: the area is left behind */
+	WRITE_ONCE(v[PAGE_SIZE], 0x5a);
+	hp_set(r, HP_VULNERABLE,
+	       "wrote the byte just past a one-page vmalloc() area at %p: no fault",
+	       v + PAGE_SIZE);
+	vfree(v);
+}
+
 static unsigned long hp_user_map(struct hp_result *r, unsigned long prot)
 {
 	unsigned long uaddr;
@@ -493,6 +574,16 @@ static void hp_guard_layers(struct hp_layers *l)
 		 "in vmalloc space" : "not in vmalloc space (no guard pages)");
 }
 
+static void hp_vguard_layers(struct hp_layers *l)
+{
+	l->configured = true;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "no switch: vmalloc() always adds a guard page (VM_NO_GUARD is refused)");
+	hp_layer(l->built, sizeof(l->built), "page tables: nothing to build");
+	hp_layer(l->active, sizeof(l->active),
+		 "on by construction (mm/vmalloc.c __get_vm_area_node()); no boot parameter");
+}
+
 static void hp_uexec_layers(struct hp_layers *l)
 {
 #if defined(CONFIG_X86_64)
@@ -563,6 +654,13 @@ static const struct hp_probe hp_probes_stack_guard[] = {
 };
 
 HP_FEATURE(stack_guard, .layers = hp_guard_layers);
+
+static const struct hp_probe hp_probes_vmalloc_guard[] = {
+	HP_PROBE(vmalloc_guard, nofault, HP_SAFE),
+	HP_PROBE(vmalloc_guard, overflow, HP_FATAL, .signature = HP_VGUARD_SIG),
+};
+
+HP_FEATURE(vmalloc_guard, .layers = hp_vguard_layers);
 
 static const struct hp_probe hp_probes_user_exec[] = {
 	HP_PROBE(user_exec, mmap, HP_FATAL, .signature = HP_UEXEC_SIG),

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hardprobe rodata, ro_after_init: write to read-only kernel and module
- * data through an exception-table protected store (the *_nofault way), so
- * a protected kernel answers -EFAULT instead of oopsing. The positive
- * control is the same store into writable data, which must succeed.
+ * data, and to the first byte of a function in kernel and module text,
+ * through an exception-table protected store (the *_nofault way), so a
+ * protected kernel answers -EFAULT instead of oopsing. The positive
+ * control is the same store into writable data, which must succeed. Text
+ * is stored the byte it already holds: a store that goes through changes
+ * no instruction.
  */
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
@@ -71,6 +76,31 @@ static void hp_rodata_kernel(struct hp_result *r)
 	hp_ro_try(r, "kernel .rodata (hex_asc)", (u8 *)&hex_asc[0], true);
 }
 
+/* A function of the module's own text that the probe never calls. */
+static noinline void hp_ro_text_target(void)
+{
+	barrier();
+}
+
+static void hp_rodata_kernel_text(struct hp_result *r)
+{
+	/* vm_mmap(): an exported function of the kernel image */
+	hp_ro_try(r, "the first byte of kernel text (vm_mmap)",
+		  (u8 *)dereference_symbol_descriptor((void *)vm_mmap), true);
+}
+
+/*
+ * Module text is made read-only by STRICT_MODULE_RWX alone: 6.12's
+ * module_enable_text_rox() does not look at rodata=, so this store is
+ * refused under rodata=off too (the feature is then not configured and
+ * vulnerable by its other probes).
+ */
+static void hp_rodata_module_text(struct hp_result *r)
+{
+	hp_ro_try(r, "the first byte of module text (hp_ro_text_target)",
+		  (u8 *)dereference_symbol_descriptor((void *)hp_ro_text_target), true);
+}
+
 static void hp_ro_after_init_module(struct hp_result *r)
 {
 #ifdef MODULE
@@ -118,6 +148,8 @@ static void hp_roai_layers(struct hp_layers *l)
 static const struct hp_probe hp_probes_rodata[] = {
 	HP_PROBE(rodata, kernel, HP_SAFE),
 	HP_PROBE(rodata, module, HP_SAFE),
+	HP_PROBE(rodata, kernel_text, HP_SAFE),
+	HP_PROBE(rodata, module_text, HP_SAFE),
 };
 
 HP_FEATURE(rodata, .layers = hp_rodata_layers);

@@ -3,12 +3,14 @@
  * hardprobe usercopy: copy_to_user()/copy_from_user() of kernel memory that
  * no legal copy would touch: past the end of a slab object, outside a
  * cache's usercopy whitelist, from a dead stack frame, across the end of the
- * task stack, from kernel text. CONFIG_HARDENED_USERCOPY checks the kernel
+ * task stack, from kernel text, past the end of a vmalloc area (its vmap
+ * area: the page and its guard page) and past the end of a multi-page
+ * (compound) page allocation. CONFIG_HARDENED_USERCOPY checks the kernel
  * side of every copy with a non-constant size and calls usercopy_abort(),
  * which BUG()s: a catch oopses the calling task. Before each bad copy, the
  * legal copy of the same object (within its size, within the whitelist,
- * from the live frame, from rodata) must succeed; if it does not, the
- * result is inconclusive.
+ * from the live frame, from rodata, up to the end of the allocation) must
+ * succeed; if it does not, the result is inconclusive.
  *
  * The user buffer is an anonymous mapping made in the calling process with
  * vm_mmap() and unmapped afterwards. A catch kills the task in the copy:
@@ -25,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "../hardprobe.h"
 
@@ -36,6 +39,8 @@
 #define HP_UC_SIG_STACK		"Kernel memory exposure attempt detected from process stack"
 #define HP_UC_SIG_TEXT		"Kernel memory exposure attempt detected from kernel text"
 #define HP_UC_SIG_LINEAR	"Kernel memory exposure attempt detected from linear kernel text"
+#define HP_UC_SIG_VMALLOC	"Kernel memory exposure attempt detected from vmalloc ("
+#define HP_UC_SIG_FOLIO		"Kernel memory exposure attempt detected from page alloc ("
 
 /*
  * The size cache: a 200-byte object aligned to 64, so each slot is 256
@@ -56,6 +61,7 @@ static atomic_t hp_uc_seq = ATOMIC_INIT(0);
 
 struct hp_uc {
 	unsigned long uaddr;
+	unsigned long ulen;	/* the user buffer's size: PAGE_SIZE unless set */
 	struct kmem_cache *cache;
 	u8 *obj;
 	char name[32];
@@ -68,7 +74,9 @@ static bool hp_uc_map(struct hp_result *r, struct hp_uc *u)
 		       current->comm);
 		return false;
 	}
-	u->uaddr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+	if (!u->ulen)
+		u->ulen = PAGE_SIZE;
+	u->uaddr = vm_mmap(NULL, 0, u->ulen, PROT_READ | PROT_WRITE,
 			   MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	if (IS_ERR_VALUE(u->uaddr)) {
 		hp_set(r, HP_ERROR, "vm_mmap of a user page failed: %ld", (long)u->uaddr);
@@ -102,7 +110,7 @@ static bool hp_uc_cache(struct hp_result *r, struct hp_uc *u, const char *kind,
 static void hp_uc_done(struct hp_uc *u)
 {
 	if (u->uaddr && !IS_ERR_VALUE(u->uaddr))
-		vm_munmap(u->uaddr, PAGE_SIZE);
+		vm_munmap(u->uaddr, u->ulen);
 	if (u->obj)
 		kmem_cache_free(u->cache, u->obj);
 	kmem_cache_destroy(u->cache);
@@ -307,6 +315,86 @@ static void hp_usercopy_kernel_text_linear(struct hp_result *r)
 	hp_uc_text(r, true);
 }
 
+/*
+ * vmalloc: check_heap_object() refuses a copy that runs past the end of the
+ * vmap area holding it, and that area is the allocation and its guard page
+ * (mm/vmalloc.c adds the guard to the area). The copy starts in the middle
+ * of a one-page vmalloc() allocation: the legal copy runs to the end of the
+ * page, the bad one past the page, its guard page and HP_UC_OVER bytes
+ * beyond. Without the check, the copy stops at the guard page (x86 returns
+ * a short copy; arm64's copy_to_user() has no fixup for a fault on the
+ * kernel side and oopses there, which is not usercopy's report).
+ */
+static void hp_usercopy_vmalloc(struct hp_result *r)
+{
+	struct hp_uc u = { .ulen = 2 * PAGE_SIZE + HP_UC_OVER };
+	size_t half = PAGE_SIZE / 2, n = half + PAGE_SIZE + HP_UC_OVER;
+	unsigned long left;
+	u8 *v;
+
+	v = vmalloc(PAGE_SIZE);
+	if (!v) {
+		hp_set(r, HP_ERROR, "vmalloc(%lu) failed", PAGE_SIZE);
+		return;
+	}
+	memset(v, 0x5a, PAGE_SIZE);
+	if (!hp_uc_map(r, &u))
+		goto out;
+	if (hp_uc_copy(true, (void __user *)u.uaddr, v + half, half)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "the legal copy of the last %zu bytes of a one-page vmalloc() area failed",
+		       half);
+		goto out;
+	}
+	pr_info("usercopy: reading %zu bytes at vmalloc area %p + %zu: past its page, its guard page and %u bytes beyond\n",
+		n, v, half, HP_UC_OVER);
+	left = hp_uc_copy(true, (void __user *)u.uaddr, v + half, n);
+	hp_set(r, HP_VULNERABLE,
+	       "survived: copy_to_user of %zu bytes from the middle of a one-page vmalloc() area, past its vmap area: %zu copied%s; the legal copy passed first",
+	       n, n - left, left ? " (stopped by the guard page, not by usercopy)" : "");
+out:
+	hp_uc_done(&u);
+	vfree(v);
+}
+
+/*
+ * A multi-page page allocation (a compound page: a large folio): the check
+ * refuses a copy that runs past the folio's end. As LKDTM's USERCOPY_FOLIO,
+ * the copy starts in the middle of the second (last) page of an order-1
+ * allocation; the bad one reads HP_UC_OVER bytes of the next page of the
+ * linear map (read into the probe's own user page, which is unmapped).
+ */
+static void hp_usercopy_folio(struct hp_result *r)
+{
+	struct hp_uc u = {};
+	size_t half = PAGE_SIZE / 2, n = half + HP_UC_OVER;
+	unsigned long left;
+	struct page *pg;
+	u8 *p;
+
+	pg = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_ZERO, 1);
+	if (!pg) {
+		hp_set(r, HP_ERROR, "cannot allocate an order-1 compound page");
+		return;
+	}
+	p = (u8 *)page_address(pg) + PAGE_SIZE + half;
+	if (!hp_uc_map(r, &u))
+		goto out;
+	if (hp_uc_copy(true, (void __user *)u.uaddr, p, half)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "the legal copy of the last %zu bytes of an order-1 compound page failed",
+		       half);
+		goto out;
+	}
+	pr_info("usercopy: reading %zu bytes at %p, %zu bytes before the end of an order-1 compound page\n",
+		n, p, half);
+	left = hp_uc_copy(true, (void __user *)u.uaddr, p, n);
+	hp_uc_survived(r, "copy_to_user past the end of an order-1 compound page", left, n);
+out:
+	hp_uc_done(&u);
+	__free_pages(pg, 1);
+}
+
 static void hp_uc_layers(struct hp_layers *l)
 {
 	bool on = true, given;
@@ -337,6 +425,8 @@ static const struct hp_probe hp_probes_usercopy[] = {
 	HP_PROBE(usercopy, stack_beyond, HP_FATAL, .signature = HP_UC_SIG_STACK),
 	HP_PROBE(usercopy, kernel_text, HP_FATAL, .signature = HP_UC_SIG_TEXT),
 	HP_PROBE(usercopy, kernel_text_linear, HP_FATAL, .signature = HP_UC_SIG_LINEAR),
+	HP_PROBE(usercopy, vmalloc, HP_FATAL, .signature = HP_UC_SIG_VMALLOC),
+	HP_PROBE(usercopy, folio, HP_FATAL, .signature = HP_UC_SIG_FOLIO),
 };
 
 HP_FEATURE(usercopy, .layers = hp_uc_layers);
