@@ -8,7 +8,7 @@
  * kaslr.text finds where the kernel's text starts, from the address of a
  * kernel function the module links to (_printk) and kallsyms (sprint_symbol():
  * the lowest 64 KiB boundary below it that still falls within the kernel's
- * symbols is _stext, in the 2 MiB step of _text), and compares it with the
+ * symbols is _stext, a fixed distance above _text), and compares it with the
  * link address. Its control: kallsyms
  * names _printk's own address. kaslr.regions (x86_64) compares the exported region bases
  * with their fixed defaults. One boot shows whether the kernel moved, not how
@@ -25,10 +25,17 @@
 
 #include "../hardprobe.h"
 
+/*
+ * The link address of _text, and how far _stext is above it: x86_64 starts
+ * its text at _text; arm64's vmlinux.lds.S puts _stext at the first 64 KiB
+ * (SEGMENT_ALIGN) boundary after the image header
+ */
 #ifdef CONFIG_X86_64
 #define HP_KASLR_LINK	((unsigned long)__START_KERNEL)
+#define HP_KASLR_HEAD	0UL
 #else
 #define HP_KASLR_LINK	((unsigned long)KIMAGE_VADDR)
+#define HP_KASLR_HEAD	((unsigned long)SZ_64K)
 #endif
 
 /*
@@ -48,24 +55,21 @@ static bool hp_kaslr_sym(unsigned long addr, bool *starts)
 /*
  * The start of the kernel's text, _stext: the lowest 64 KiB boundary below a
  * kernel function that kallsyms still places among the kernel's symbols
- * (without KALLSYMS_ALL those are the ones from _stext to _etext). Walked in
- * 2 MiB steps first, then in 64 KiB steps below the last one.
+ * (those from _stext on). Walked in 2 MiB steps while they stay inside,
+ * then in 64 KiB steps below the last one.
  */
 static unsigned long hp_kaslr_find_stext(unsigned long fn, bool *starts)
 {
-	unsigned long a = ALIGN_DOWN(fn, SZ_2M), found = 0;
+	unsigned long a = ALIGN_DOWN(fn, SZ_2M), found = ALIGN_DOWN(fn, SZ_64K);
 	unsigned int i;
 	bool s;
 
 	*starts = false;
 	for (i = 0; i < SZ_1G / SZ_2M && a >= SZ_2M && hp_kaslr_sym(a, &s); i++, a -= SZ_2M)
 		found = a;
-	if (!found)
-		return 0;
 	for (a = found - SZ_64K, i = 0; i < SZ_2M / SZ_64K && hp_kaslr_sym(a, &s); i++, a -= SZ_64K)
 		found = a;
-	hp_kaslr_sym(found, starts);
-	return found;
+	return hp_kaslr_sym(found, starts) ? found : 0;
 }
 
 static void hp_kaslr_text(struct hp_result *r)
@@ -80,13 +84,14 @@ static void hp_kaslr_text(struct hp_result *r)
 		       IS_ENABLED(CONFIG_KALLSYMS) ? "y" : "n");
 		return;
 	}
-	/* _text is where the kernel is linked and moved to, in 2 MiB steps; _stext in it */
-	text = ALIGN_DOWN(hp_kaslr_find_stext(fn, &text_starts), SZ_2M);
+	text = hp_kaslr_find_stext(fn, &text_starts);
 	if (!text || !text_starts) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "no 64 KiB boundary below _printk starts the kernel's symbols: cannot place _text");
 		return;
 	}
+	/* _text, where the kernel is linked and moved to, is _stext less the head */
+	text -= HP_KASLR_HEAD;
 	off = text - HP_KASLR_LINK;
 	if (!off)
 		hp_set(r, HP_VULNERABLE,
