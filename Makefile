@@ -19,7 +19,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench lkdtm matrix matrix-render intree ccprobe lint deps clean offcheck
+.PHONY: all modules run check check-debug bench kaslr lkdtm matrix matrix-render intree ccprobe lint deps clean offcheck
 
 all: modules
 
@@ -66,6 +66,10 @@ offcheck:
 	@OFF="$(OFF)" scripts/offcheck.sh
 
 # hardprobe and the kernel's own LKDTM on the same kernel: do they agree?
+kaslr:
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@BOOTS=$(or $(BOOTS),8) scripts/kaslr-entropy.sh $(TARGET)
+
 lkdtm:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
 	@scripts/lkdtm.sh $(TARGET)

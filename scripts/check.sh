@@ -118,6 +118,13 @@ CMDLINE="$offcmd" RESULTS=$O "$HP_TOP/scripts/run.sh" x86_64-gcc >"$O.run.log" 2
 python3 "$HP_TOP/scripts/offcheck.py" x86-boot "$HP_TOP/results/x86_64-gcc" "$O/x86_64-gcc" \
 	"$offfeats" | record
 
+# KASLR across boots: the kernel's text must move between four one-probe guests
+hp_say kaslr x86_64-gcc "kaslr.text alone, four boots"
+BOOTS=4 "$HP_TOP/scripts/kaslr-entropy.sh" x86_64-gcc >"$HP_TOP/results/kaslr.log" 2>&1
+grep '^check ' "$HP_TOP/results/kaslr.log" | record
+grep -q '^check ' "$HP_TOP/results/kaslr.log" ||
+	echo "check x86_64-gcc kaslr-across-boots: FAIL (no result: $(tail -n 1 "$HP_TOP/results/kaslr.log"))" | record
+
 # hardprobe and the kernel's own LKDTM must agree on the same kernel
 for t in x86_64-gcc arm64-clang; do
 	hp_say lkdtm "$t" "LKDTM tests, compared with hardprobe's outcomes"

@@ -42,7 +42,39 @@ def run_collect(console, extra=None):
     return d, rdir, p
 
 
+def kaslr_console(outcome, evidence):
+    return ("[    0.000000] Linux version 6.12.118\n[    5.164361] hardprobe: one-probe guest\n"
+            f"[    5.776185] hardprobe: result kaslr.text {outcome}: {evidence}\n")
+
+
+def test_kaslr_entropy():
+    """scripts/kaslr_entropy.py: the text moved between boots, or it did not"""
+    moved = "the kernel's text starts {} MiB off its link address; control: kallsyms names _printk"
+    fixed0 = "the kernel's text starts at its link address 0xffffffff81000000 (offset 0)"
+    cases = {
+        "moved": ([kaslr_console("protected", moved.format(m)) for m in (190, 222, 190, 304)], 0,
+                  "3 distinct offsets"),
+        "same-offset": ([kaslr_console("protected", moved.format(190))] * 3, 1, "same offset every boot"),
+        "nokaslr": ([kaslr_console("vulnerable", fixed0)] * 3, 1, "same offset every boot"),
+        "one-boot-died": ([kaslr_console("protected", moved.format(190)), "Kernel panic\n",
+                           kaslr_console("protected", moved.format(222))], 1, "did not judge"),
+    }
+    for name, (consoles, want_rc, want) in cases.items():
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for i, text in enumerate(consoles, 1):
+                paths.append(os.path.join(d, f"console-kaslr-{i}.log"))
+                with open(paths[-1], "w") as f:
+                    f.write(text)
+            p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "kaslr_entropy.py"), "t"] + paths,
+                               capture_output=True, text=True)
+        last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
+        check(f"kaslr-entropy-{name}", p.returncode == want_rc and want in p.stdout,
+              f"rc {p.returncode}: {last}")
+
+
 def main():
+    test_kaslr_entropy()
     files = collect.frames(LOG)
     check("frames-found", {"report.txt", "report.json", "selftest.ktap", "kunit.ktap",
                            "probes.txt", "dmesg.txt"} <= set(files), ",".join(sorted(files)))

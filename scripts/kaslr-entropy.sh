@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hardprobe kaslr across boots (make kaslr [TARGET=...] [BOOTS=8]): one boot shows whether
+# the kernel moved, not how far it could have. Boot the target BOOTS times, each a small
+# guest that loads the module and runs kaslr.text alone (hardprobe.mode=one:kaslr.text, the
+# one-probe guest of the panicking probes), and compare where the kernel's text was:
+# results/<target>/kaslr-entropy.txt, ending in "check <target> kaslr-across-boots: ok|FAIL".
+# Uses the module and initramfs of the target's run (made first if missing).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+target=${1:-x86_64-gcc}
+boots=${BOOTS:-8}
+hp_target_kdir "$target" /nonexistent
+name=$(hp_tool result-name "$target") || exit 1
+R=${RESULTS:-$HP_TOP/results}/$name
+M=${RESULTS:-$HP_TOP/results}/.build/$name
+if [ ! -f "$M/initramfs.cpio.gz" ]; then
+	hp_say kaslr "$name" "no module and initramfs yet: make run first"
+	"$HP_TOP/scripts/run.sh" "$target" >/dev/null
+fi
+B=$("$HP_TOP/scripts/kernel.sh" "$target")
+image=$B/$(hp_image_name)
+HP_KVM=$(hp_tool kvm-probe "$HP_ARCH" "$image" "$M/initramfs.cpio.gz") || exit 1
+[ "$HP_KVM" != n/a ] || HP_KVM=no
+export HP_KVM
+rm -f "$R"/console-kaslr-*.log
+for i in $(seq 1 "$boots"); do
+	hp_say boot "$name" "kaslr.text alone, boot $i of $boots"
+	hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" \
+		"panic=-1 tsc=unstable hardprobe.target=$name hardprobe.mode=one:kaslr.text ${CMDLINE:-}"
+	timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-kaslr-$i.log" 2>&1 || true
+done
+python3 "$HP_TOP/scripts/kaslr_entropy.py" "$name" "$R"/console-kaslr-*.log | tee "$R/kaslr-entropy.txt"
+grep -q "kaslr-across-boots: ok" "$R/kaslr-entropy.txt"
