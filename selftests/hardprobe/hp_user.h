@@ -443,7 +443,11 @@ static void hp_knob_run(const struct hp_knob_check *k)
 	}
 	/* control: root (capabilities) gets through, so the call itself works */
 	st = hp_try_as(false, k->fn, NULL, &root);
-	if (st < 0 || root.ret < 0)
+	if (st >= 0 && root.ret < 0 && root.err == k->absent)
+		hp_line(k->name, "unsupported", configured, conf,
+			"%s as uid %d: %s; as root: %s: %s", k->what, HP_NOBODY, hp_said(&t),
+			hp_said(&root), k->why);
+	else if (st < 0 || root.ret < 0)
 		hp_line(k->name, "inconclusive", configured, conf,
 			"%s as uid %d: %s; control as root: %s too", k->what, HP_NOBODY,
 			hp_said(&t), st < 0 ? root.note : hp_said(&root));
@@ -792,8 +796,11 @@ static void hp_sticky_try(struct hp_try *t, void *arg)
 		break;
 	default:
 		snprintf(b, sizeof(b), "%s/regular", s->dir);
-		t->ret = close(open(b, O_CREAT | O_WRONLY, 0666));
-		break;
+		t->ret = open(b, O_CREAT | O_WRONLY, 0666);
+		t->err = errno;
+		if (t->ret >= 0)
+			t->ret = close(t->ret);
+		return;
 	}
 	t->err = errno;
 }
