@@ -334,8 +334,8 @@ static void hp_umip(void)
 #else
 static void hp_umip(void)
 {
-	result(true, "umip", "SKIP",
-	       "unsupported: x86_64 only (UMIP guards SGDT/SIDT/SMSW/STR/SLDT; arm64 has no such instructions)");
+	hp_line("umip", "unsupported", false, "-",
+		"x86_64 only (UMIP guards SGDT/SIDT/SMSW/STR/SLDT; arm64 has no such instructions)");
 }
 #endif
 
@@ -618,7 +618,7 @@ static void hp_kptr(void)
 			root.v[0] ? "" : " (kptr_restrict=2 hides them from root too)");
 	else
 		hp_line(name, "inconclusive", configured, conf,
-			"uid %d read only zero addresses in %ld lines of /proc/kallsyms, hidden by kallsyms_show_value()'s perf_event_paranoid/CAP_SYSLOG rule, not by kptr_restrict=0",
+			"uid %d read only zero addresses in %ld lines of /proc/kallsyms, hidden by kallsyms_show_value()'s own rule (CAP_SYSLOG, or perf_event_paranoid <= 1), not by kptr_restrict=0",
 			HP_NOBODY, t.ret);
 }
 
