@@ -701,6 +701,12 @@ static void hp_tiocsti(void)
  * so root reads one byte of System RAM above 1 MiB. The option is Kconfig
  * only, which user space cannot read: configured is "unknown" (a skip).
  */
+#if defined(__x86_64__)
+#define HP_DEVMEM_CONTROL	"; control: a read at 0xf0000 (first MiB) went through"
+#else
+#define HP_DEVMEM_CONTROL	"; no control on arm64 (no range STRICT_DEVMEM always lets through)"
+#endif
+
 static void hp_devmem(void)
 {
 	const char *name = "policy.strict_devmem";
@@ -741,14 +747,24 @@ static void hp_devmem(void)
 		hp_line(name, "error", false, conf, "no System RAM above 1 MiB in /proc/iomem");
 		return;
 	}
+#if defined(__x86_64__)
+	/* control: the first MiB is readable even under STRICT_DEVMEM (RAM there reads 0) */
+	if (pread(fd, &b, 1, 0xf0000) != 1) {
+		hp_line(name, "inconclusive", false, conf,
+			"control: root's read at 0xf0000 (first MiB) through /dev/mem failed (%s)",
+			strerror(errno));
+		close(fd);
+		return;
+	}
+#endif
 	n = pread(fd, &b, 1, addr);
 	if (n == 1)
 		hp_line(name, "vulnerable", false, conf,
 			"root read a byte of System RAM at %#lx through /dev/mem", addr);
 	else if (n < 0 && errno == EPERM)
 		hp_line(name, "protected", false, conf,
-			"root reading System RAM at %#lx through /dev/mem refused (%s)", addr,
-			strerror(errno));
+			"root reading System RAM at %#lx through /dev/mem refused (%s)%s", addr,
+			strerror(errno), HP_DEVMEM_CONTROL);
 	else
 		hp_line(name, "error", false, conf, "pread of /dev/mem at %#lx: %zd (%s)", addr, n,
 			strerror(errno));
