@@ -8,6 +8,9 @@ set -euo pipefail
 arch=$1 moddir=$2 runner=$3 out=$4 extra=${5:-}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+# the guest's / (mktemp made it 0700): other users must reach /proc, /dev and /tmp
+# (hardprobe_test's checks run as uid 65534)
+chmod 755 "$stage"
 mkdir -p "$stage/bin"
 cp "$(hp_busybox "$arch")" "$stage/bin/busybox"
 cp "$HP_TOP/scripts/guest-init" "$stage/init"

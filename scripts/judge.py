@@ -70,6 +70,16 @@ def main(rdir, table_path, column=None):
             continue
         good = "KTAP version 1" in text and ok > 0 and bad == 0
         check(what, good, f"{ok} ok, {bad} not ok")
+    # the kselftest-only checks of user space (selftests/hardprobe/hp_user.h): each prints
+    # "# <name>: <outcome>: <evidence>; configured: <layer>" before its KTAP line (judged
+    # above); listed here by outcome
+    user = {}
+    for line in (read(os.path.join(rdir, "selftest.ktap")) or "").splitlines():
+        m = re.match(r"^# ([A-Za-z0-9_.-]+): ([a-z_]+): .*; configured: ", line)
+        if m:
+            user.setdefault(m.group(2), []).append(m.group(1))
+    check("kselftest-user", bool(user), f"{sum(map(len, user.values()))} lines: " + "; ".join(
+        f"{o} {len(n)} ({' '.join(n)})" for o, n in sorted(user.items())) if user else "none")
     rc = (read(os.path.join(rdir, "selftest.rc")) or "").strip()
     check("kselftest-exit", rc == "exit=0", rc or "no exit code")
 

@@ -9,9 +9,17 @@ ktap_rules_match_module of hardprobe_test, holds the programs' copy of the expec
 indented as results/<target>/report.json: it must agree with the module's table, and fail
 on a JSON without "rules", an empty or cut list, or a record that differs. Prints one
 "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
+
+hp_verdict(), which turns an outcome and the configured layer into the KTAP line of a probe
+or a user-space check (hp_user.h), is held to the module's rules too: configured and
+vulnerable is "not ok", vulnerable and not configured a skip, an error "not ok ... ERROR".
+hp_user_tests() runs here (as the caller: checks that need uid 65534 report an error when
+it cannot become that user) and must print its HP_USER_LINES results in the runner's form:
+"# <name>: <outcome>: <evidence>; configured: <layer>" then the KTAP line of that name.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +53,34 @@ int main(void)
 	return n > 0 ? 0 : 1;
 }
 """
+
+
+VERDICT_DRIVER = r"""
+#include "hp_util.h"
+
+int main(int argc, char **argv)
+{
+	hp_print_header();
+	ksft_set_plan(1);
+	hp_verdict("policy.x", argv[2][0] == 'y', argv[1], "the evidence");
+	ksft_finished();
+}
+"""
+
+USER_DRIVER = r"""
+#define _GNU_SOURCE
+#include "hp_user.h"
+
+int main(void)
+{
+	hp_print_header();
+	ksft_set_plan(HP_USER_LINES);
+	hp_user_tests();
+	ksft_finished();
+}
+"""
+
+OUTCOME_WORDS = ("protected", "vulnerable", "unsupported", "inconclusive", "not_run", "error")
 
 
 def check(name, ok, detail=""):
@@ -128,9 +164,73 @@ def main():
         del bad[3]["configured"]
         rc, out = run(document(bad))
         check("kselftest-rules-incomplete-record-fails", rc == 1 and "record 4" in out, out)
+        verdict_tests(stage, tmp)
+        user_tests(stage, tmp)
     finally:
         shutil.rmtree(tmp)
     return 0 if all(results) else 1
+
+
+def build(stage, tmp, name, text):
+    with open(os.path.join(stage, name + ".c"), "w") as f:
+        f.write(text)
+    exe = os.path.join(tmp, name)
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", exe, os.path.join(stage, name + ".c")],
+                       capture_output=True, text=True)
+    check(f"kselftest-{name}-build", p.returncode == 0, p.stderr[-300:])
+    return exe if p.returncode == 0 else None
+
+
+def verdict_tests(stage, tmp):
+    """hp_verdict(): the KTAP line of each outcome, configured or not, by the module's rules."""
+    exe = build(stage, tmp, "verdict_driver", VERDICT_DRIVER)
+    if not exe:
+        return
+    bad = []
+    for rule in RULES:
+        conf = "y" if rule["configured"] else "n"
+        word = rule["outcome"] + (" known_gap" if rule["known_gap"] else "")
+        r = subprocess.run([exe, word, conf], capture_output=True, text=True)
+        line = next((ln for ln in r.stdout.splitlines() if re.match(r"(not )?ok 1 ", ln)), "")
+        want = {"ok": r"^ok 1 policy\.x$", "not ok": r"^not ok 1 policy\.x$",
+                "skip": r"^ok 1 policy\.x # SKIP \S", "error": r"^not ok 1 policy\.x # +ERROR "}
+        if not re.match(want[rule["ktap"]], line) or (r.returncode == 0) != line.startswith("ok"):
+            bad.append(f"{word}/{conf}: {line!r} rc={r.returncode}, rule {rule['ktap']}")
+    check("kselftest-verdict-follows-rules", not bad and len(RULES) > 0,
+          "; ".join(bad[:3]) or f"{len(RULES)} records")
+
+
+def user_tests(stage, tmp):
+    """hp_user_tests(): HP_USER_LINES lines, each a comment with its outcome, then its result."""
+    exe = build(stage, tmp, "user_driver", USER_DRIVER)
+    if not exe:
+        return
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=300)
+    lines = r.stdout.splitlines()
+    m = re.search(r"#define HP_USER_LINES\s+(\d+)", open(os.path.join(stage, "hp_user.h")).read())
+    planned = int(m.group(1)) if m else -1
+    results = [ln for ln in lines if re.match(r"(not )?ok \d+ ", ln)]
+    check("kselftest-user-plan", f"1..{planned}" in lines and len(results) == planned,
+          f"plan {planned}, {len(results)} results")
+    bad, names = [], []
+    for i, ln in enumerate(lines):
+        m = re.match(r"(?:not )?ok \d+ (\S+)", ln)
+        if not m:
+            continue
+        name = m.group(1)
+        names.append(name)
+        prev = lines[i - 1] if i else ""
+        c = re.match(r"^# ([A-Za-z0-9_.-]+): ([a-z_]+): .*; configured: \S", prev)
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            bad.append(f"{name}: not a stable name")
+        elif not c or c.group(1) != name:
+            bad.append(f"{name}: no '# {name}: <outcome>: ...; configured: ...' line before it")
+        elif c.group(2) not in OUTCOME_WORDS:
+            bad.append(f"{name}: outcome {c.group(2)}")
+        elif c.group(2) == "vulnerable" and ln.startswith("not ok") and "configured: no " in prev:
+            bad.append(f"{name}: not ok without a configured knob")
+    check("kselftest-user-lines", not bad and len(set(names)) == len(names) == planned,
+          "; ".join(bad[:3]) or f"{len(names)} lines: " + " ".join(names))
 
 
 if __name__ == "__main__":

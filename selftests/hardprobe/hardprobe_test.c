@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "hp_util.h"
+#include "hp_user.h"
 
 #define HP_KSTACK_READS	500
 
@@ -90,37 +91,10 @@ static int run_child(const char *name, int *werr)
 	return 0;
 }
 
-/*
- * Map an observed outcome ("vulnerable known_gap" for a documented gap) onto
- * KTAP by the module's rule, hp_expect(); a skip says why.
- */
 static void judge(const struct probe *p, const char *outcome,
 		  const char *evidence)
 {
-	char base[32];
-	bool gap;
-
-	snprintf(base, sizeof(base), "%.*s", (int)strcspn(outcome, " "), outcome);
-	gap = !strcmp(outcome + strlen(base), " known_gap");
-	switch (hp_expect(base, gap, p->configured)) {
-	case HP_KTAP_OK:
-		result(true, p->name, NULL, "");
-		break;
-	case HP_KTAP_NOT_OK:
-		result(false, p->name, NULL, "");
-		break;
-	case HP_KTAP_ERROR:
-		result(false, p->name, "ERROR", "%s", evidence);
-		break;
-	default:
-		if (!strcmp(base, "vulnerable") && gap)
-			result(true, p->name, "SKIP", "XFAIL known gap: %s", evidence);
-		else if (!strcmp(base, "vulnerable"))
-			result(true, p->name, "SKIP", "not configured (observed vulnerable: %s)",
-			       evidence);
-		else
-			result(true, p->name, "SKIP", "%s: %s", outcome, evidence);
-	}
+	hp_verdict(p->name, p->configured, outcome, evidence);
 }
 
 static void run_probe(const struct probe *p, bool safe_only)
@@ -465,7 +439,7 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	ksft_set_plan(n + (optind == argc ? 11 : 0));
+	ksft_set_plan(n + (optind == argc ? 11 + HP_USER_LINES : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -484,6 +458,7 @@ int main(int argc, char **argv)
 	if (optind == argc) {
 		input_tests();
 		user_shstk_test();
+		hp_user_tests();
 		spectre_v1_sysfs_test();
 		rules_test();
 	}

@@ -9,6 +9,9 @@
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
+#ifndef __packed
+#define __packed	__attribute__((__packed__))
+#endif
 #ifndef __used
 #define __used		__attribute__((__used__))
 #endif

@@ -102,6 +102,41 @@ static inline enum hp_ktap hp_expect(const char *outcome, bool known_gap, bool c
 }
 
 /* After @key (a quoted JSON key) in [@p, @end): its value, or NULL. */
+/*
+ * One verdict line: map an observed outcome ("vulnerable known_gap" for a
+ * documented gap) onto KTAP by the module's rule, hp_expect(), for a probe or
+ * a user-space check named @name, @configured if its switch asks for the
+ * protection; a skip says why.
+ */
+static inline void hp_verdict(const char *name, bool configured, const char *outcome,
+			      const char *evidence)
+{
+	char base[32];
+	bool gap;
+
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(outcome, " "), outcome);
+	gap = !strcmp(outcome + strlen(base), " known_gap");
+	switch (hp_expect(base, gap, configured)) {
+	case HP_KTAP_OK:
+		result(true, name, NULL, "");
+		break;
+	case HP_KTAP_NOT_OK:
+		result(false, name, NULL, "");
+		break;
+	case HP_KTAP_ERROR:
+		result(false, name, "ERROR", "%s", evidence);
+		break;
+	default:
+		if (!strcmp(base, "vulnerable") && gap)
+			result(true, name, "SKIP", "XFAIL known gap: %s", evidence);
+		else if (!strcmp(base, "vulnerable"))
+			result(true, name, "SKIP", "not configured (observed vulnerable: %s)",
+			       evidence);
+		else
+			result(true, name, "SKIP", "%s: %s", outcome, evidence);
+	}
+}
+
 static inline const char *hp_json_value(const char *p, const char *end, const char *key)
 {
 	size_t n = strlen(key);
