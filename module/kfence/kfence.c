@@ -172,7 +172,11 @@ static bool hp_kf_try(const char *probe, const char *what, const u8 *p,
 	p = kasan_reset_tag(p);
 	OPTIMIZER_HIDE_VAR(p);
 	hp_kf_read(p);
-	return hp_log_find(marker, needle, line, len);
+	if (!hp_log_find(marker, needle, line, len))
+		return false;
+	/* KFENCE ends the line with "\n\n": the record holds the next (empty) line too */
+	line[strcspn(line, "\n")] = '\0';
+	return true;
 }
 
 /* the refusals the core's warning count does not cover; true if @r is set */
