@@ -285,14 +285,13 @@ static void hp_kf_run(struct hp_result *r, const char *probe, bool uaf)
 	if (uaf) {
 		kfree(h.obj);
 		q = h.obj + 8;
-		snprintf(where, sizeof(where), "byte 8 of the freed object");
+		snprintf(where, sizeof(where), "byte 8 after kfree()");
 	} else if (!offset_in_page(h.obj)) {
 		q = h.obj - 1;
-		snprintf(where, sizeof(where), "the byte before the object (start of its page)");
+		snprintf(where, sizeof(where), "the byte before its page (its start)");
 	} else {
 		q = (const u8 *)PAGE_ALIGN((unsigned long)h.obj + HP_KF_SIZE);
-		snprintf(where, sizeof(where),
-			 "the first byte past the object's page, %ld after its end",
+		snprintf(where, sizeof(where), "the byte after its page (%ld past its end)",
 			 (long)(q - (h.obj + HP_KF_SIZE)));
 	}
 	hit = hp_kf_try(probe, "kfence", q, uaf ? HP_KF_UAF : HP_KF_OOB, line, sizeof(line));
@@ -300,11 +299,11 @@ static void hp_kf_run(struct hp_result *r, const char *probe, bool uaf)
 		kfree(h.obj);
 	if (hit)
 		hp_set(r, HP_PROTECTED,
-		       "\"%s\" for a read of %s, a KFENCE kmalloc(%d) object (allocation %u, %u ms, kfence.sample_interval=%lu ms); control: %s unreported",
-		       strim(line), where, HP_KF_SIZE, h.tries, h.ms, ms, bug);
+		       "\"%s\": %s, KFENCE kmalloc(%d) object (allocation %u, %u ms; interval %lu ms); control on an ordinary object unreported",
+		       strim(line), where, HP_KF_SIZE, h.tries, h.ms, ms);
 	else
 		hp_set(r, HP_VULNERABLE,
-		       "a read of %s, a KFENCE kmalloc(%d) object (allocation %u, %u ms, kfence.sample_interval=%lu ms), went unreported",
+		       "no KFENCE report for a read of %s, KFENCE kmalloc(%d) object (allocation %u, %u ms; interval %lu ms)",
 		       where, HP_KF_SIZE, h.tries, h.ms, ms);
 }
 
