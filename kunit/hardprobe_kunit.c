@@ -43,6 +43,8 @@ static const void *hp_kunit_next(const char *feature, const void *prev,
  */
 static const char *hp_kunit_switch_off(const char *feature)
 {
+	unsigned long ms;
+
 	if (!strcmp(feature, "heap_init_alloc") && !want_init_on_alloc(GFP_KERNEL))
 		return "want_init_on_alloc(GFP_KERNEL)=0";
 	if (!strcmp(feature, "heap_init_free") && !want_init_on_free())
@@ -53,6 +55,9 @@ static const char *hp_kunit_switch_off(const char *feature)
 		return "CONFIG_SLAB_FREELIST_HARDENED=n";
 	if (!strcmp(feature, "mte") && !kasan_hw_tags_enabled())
 		return "KASAN hardware tags off";
+	if (!strcmp(feature, "kfence") &&
+	    (hp_setting("/sys/module/kfence/parameters/sample_interval", &ms) || !ms))
+		return "KFENCE off (no kfence.sample_interval in sysfs, or it reads 0)";
 	return NULL;
 }
 

@@ -116,6 +116,9 @@ HP_REGISTRY(freelist_random, heap_layout, "heap and object integrity",
 HP_REGISTRY(freelist_hardened, heap_layout, "heap and object integrity",
 	    "Slab freelist pointer hardening",
 	    "CONFIG_SLAB_FREELIST_HARDENED")
+HP_REGISTRY(kfence, kfence, "heap and object integrity",
+	    "KFENCE (sampled heap error detection)",
+	    "CONFIG_KFENCE")
 HP_REGISTRY(spectre_v1, speculation, "speculation",
 	    "Spectre v1 (bounds-check bypass)",
 	    HP_SYM_SPECTRE_V1)
