@@ -5,7 +5,8 @@
 # guest that loads the module and runs kaslr.text alone (hardprobe.mode=one:kaslr.text, the
 # one-probe guest of the panicking probes), and compare where the kernel's text was:
 # results/<target>/kaslr-entropy.txt, ending in "check <target> kaslr-across-boots: ok|FAIL".
-# Uses the module and initramfs of the target's run (made first if missing).
+# A reference target (KVER= as for make run); builds the module and initramfs into
+# results/.build/<target>/ as make run does.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,12 +16,12 @@ hp_target_kdir "$target" /nonexistent
 name=$(hp_tool result-name "$target") || exit 1
 R=${RESULTS:-$HP_TOP/results}/$name
 M=${RESULTS:-$HP_TOP/results}/.build/$name
-if [ ! -f "$M/initramfs.cpio.gz" ]; then
-	hp_say kaslr "$name" "no module and initramfs yet: make run first"
-	"$HP_TOP/scripts/run.sh" "$target" >/dev/null
-fi
 B=$("$HP_TOP/scripts/kernel.sh" "$target")
 image=$B/$(hp_image_name)
+hp_say module "$name" "building hardprobe.ko and the initramfs"
+"$HP_TOP/scripts/module.sh" "$target" "$B" "$M"
+"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
+mkdir -p "$R"
 HP_KVM=$(hp_tool kvm-probe "$HP_ARCH" "$image" "$M/initramfs.cpio.gz") || exit 1
 [ "$HP_KVM" != n/a ] || HP_KVM=no
 export HP_KVM
