@@ -28,6 +28,7 @@ from hptool import khc  # noqa: E402
 
 KHC = os.path.join(DATA, "x86_64-gcc.khc.json")
 REPORT = os.path.join(DATA, "x86_64-gcc.report.json")
+SELFTEST = os.path.join(DATA, "selftest.ktap")  # the runner's recorded output
 results = []
 
 
@@ -84,14 +85,45 @@ def expected(checks, report):
     return want
 
 
+def registry_ids():
+    return [f["id"] for f in registry_doc.parse_registry(os.path.join(TOP, "module", "registry.h"))]
+
+
+def id_problems(opts, ids, user):
+    """what is wrong with khc-options' ids: the registry's features first, every one, in
+    registry order; then the kselftest runner's user-space lines, every one, and nothing
+    that is neither."""
+    reg = [i for i in opts if i in ids]
+    other = [i for i in opts if i not in ids]
+    bad = []
+    if reg != ids:
+        missing = [i for i in ids if i not in reg]
+        bad.append(f"registry features missing: {missing}" if missing else "not in registry order")
+    if list(opts)[:len(reg)] != reg:
+        bad.append("a kselftest line before the registry's features")
+    unknown = [i for i in other if i not in user]
+    if unknown:
+        bad.append(f"neither a registry feature nor a kselftest line: {unknown}")
+    missing = [n for n in user if n not in other]
+    if missing:
+        bad.append(f"kselftest lines missing: {missing}")
+    return bad
+
+
 def test_options():
-    ids = [f["id"] for f in registry_doc.parse_registry(os.path.join(TOP, "module", "registry.h"))]
+    ids = registry_ids()
+    user = khc.kselftest_names()
     opts = khc.read_options()
-    check("khc-options-ids-in-registry", not set(opts) - set(ids) and list(opts) == ids,
-          f"{len(opts)} lines, {len(ids)} registry features"
-          + (f"; not in the registry: {sorted(set(opts) - set(ids))}" if set(opts) - set(ids) else "")
-          + (f"; missing: {[i for i in ids if i not in opts]}" if set(ids) - set(opts) else "")
-          + ("" if list(opts) == ids or set(opts) != set(ids) else "; not in registry order"))
+    bad = id_problems(opts, ids, user)
+    check("khc-options-ids-in-registry", not bad,
+          f"{len(opts)} lines: {len(ids)} registry features, {len(user)} kselftest lines"
+          + ("; " + "; ".join(bad) if bad else ""))
+    # the kselftest names as the runner prints them: the recorded selftest.ktap's lines
+    ktap = open(SELFTEST).read()
+    printed = [n for n in user if re.search(rf"^# {re.escape(n)}: [a-z_]+: ", ktap, re.M)]
+    check("khc-options-kselftest-names", printed == user and len(user) > 10,
+          f"{len(user)} names from hp_user.h" + ("" if printed == user else
+          f"; not printed in {os.path.basename(SELFTEST)}: {[n for n in user if n not in printed]}"))
     from khc_coverage import read_checks
     checks = read_checks()
     known = {c["name"]: c for c in checks}
@@ -107,8 +139,13 @@ def test_options():
         f.write("stack_init CONFIG_STACKPROTECTOR_STRONGG\nno_such_feature CONFIG_BUG\n")
     bad_opts = khc.read_options(f.name)
     os.unlink(f.name)
+    # ... and a made-up kselftest-style id among the real ones
+    made_up = dict(opts, **{"policy.no_such_knob": [("kernel.dmesg_restrict", None)]})
     check("khc-options-control", "no_such_feature" not in ids
-          and "CONFIG_STACKPROTECTOR_STRONGG" not in known and "no_such_feature" in bad_opts)
+          and "CONFIG_STACKPROTECTOR_STRONGG" not in known and "no_such_feature" in bad_opts
+          and "policy.no_such_knob" not in user and any(
+              "policy.no_such_knob" in b for b in id_problems(made_up, ids, user))
+          and id_problems({i: [] for i in ids[1:] + user}, ids, user))
 
 
 def test_collect_verifies():
