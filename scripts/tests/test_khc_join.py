@@ -30,7 +30,7 @@ from hptool import khc  # noqa: E402
 
 KHC = os.path.join(DATA, "x86_64-gcc.khc.json")
 REPORT = os.path.join(DATA, "x86_64-gcc.report.json")
-SELFTEST = os.path.join(DATA, "selftest.ktap")  # the runner's recorded output, beside the report: khc_join reads it there
+SELFTEST = os.path.join(DATA, "selftest.ktap")  # beside the report: khc_join reads it there
 results = []
 
 
