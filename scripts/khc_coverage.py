@@ -7,9 +7,10 @@ usage: khc_coverage.py [--list] [--checks FILE] [--options FILE]
 Reads k-h-c's check list (scripts/tests/khc/checks.txt: one line per check as its JSON
 names it, for X86_64 and ARM64, each marked runtime-observable or not and classed
 self-protection, policy knob or build) and scripts/khc-options. A check counts once per
-line of checks.txt; it is covered when its option_name is one that a feature verifies (on
-either architecture). Prints, for the runtime-observable checks, covered / total, split
-self-protection and policy knobs; --list names the covered and the uncovered ones.
+line of checks.txt; it is covered when its option_name is one that a feature or a kselftest
+user-space line verifies (on either architecture). Prints, for the runtime-observable
+checks, covered / total, split self-protection and policy knobs; --list names the covered
+and the uncovered ones.
 Exit 2 when a file cannot be read or parsed.
 """
 import argparse

@@ -18,15 +18,27 @@ is no verdict, and is refused.)
 
 REPORT_JSON is hardprobe's results/<target>/report.json. The checks each feature
 verifies are its "verifies" list (written by collect.py), or, in a report without it,
-scripts/khc-options for the report's architecture.
+scripts/khc-options for the report's architecture. The kselftest runner's user-space
+lines (proc_mem_force, umip, null_page, policy.<knob>: no registry features) verify
+the checks khc-options lists for them; their outcomes are read from the selftest.ktap
+beside REPORT_JSON (its "# <name>: <outcome>: ..." lines). Without that file, or
+without a name's line in it, the line is not_run.
 
-Prints one row per k-h-c check that a hardprobe feature verifies: the option, k-h-c's
-type and decision, its verdict, the features with their runtime outcome, and a flag:
-MISMATCH where k-h-c says OK and any of those features is anything but protected (the
-configuration promises what the running kernel does not do), config-off-but-protected
-where k-h-c says FAIL and every feature was observed protected (informational: another
-option, a boot parameter or the CPU provides it). --all adds k-h-c's other checks,
-marked "not covered". Ends with "N checks joined, N mismatches, N not covered".
+Prints one row per k-h-c check that a hardprobe feature or kselftest line verifies: the
+option, k-h-c's type and decision, its verdict, the features and lines with their
+runtime outcome, and a flag: MISMATCH where k-h-c says OK and any of them is anything
+but protected (the configuration promises what the running kernel does not do),
+config-off-but-protected where k-h-c says FAIL and every one was observed protected
+(informational: another option, a boot parameter or the CPU provides it, or, where
+k-h-c asks for a stricter value than the line needs, the weaker level holds).
+Two outcomes are no evidence either way and never make a MISMATCH: not_run (a feature
+or line that did not run: nothing was observed), and unsupported on a policy.<knob>
+line (the kernel lacks what the knob restricts: no bpf(), no /dev/mem, no Yama, ...,
+so there is nothing to let through; k-h-c passes such a kernel too, e.g. "OK:
+CONFIG_BPF_SYSCALL is not found"). A feature's unsupported still counts (ibt on a CPU
+without IBT: the configuration promises what the kernel does not do), and so does
+umip's (a CPU without UMIP). --all adds k-h-c's other checks, marked "not covered".
+Ends with "N checks joined, N mismatches, N not covered".
 Exit 1 if there is a mismatch, 0 if not, 2 on unreadable or malformed input.
 """
 import argparse
@@ -78,7 +90,8 @@ def khc_checks(path):
 
 
 def hardprobe_map(path):
-    """({option: [(feature, outcome)]}, report): the features verifying each option."""
+    """({option: [(feature or line, outcome)]}, report, selftest.ktap's path or None):
+    the features, then the kselftest lines, verifying each option."""
     rep = load(path, "hardprobe report")
     feats = rep.get("features") if isinstance(rep, dict) else None
     if not isinstance(feats, list) or not all(
@@ -86,20 +99,39 @@ def hardprobe_map(path):
             and isinstance(f.get("outcome"), str) for f in feats):
         raise BadInput(f"{path}: not a hardprobe report.json (features[] with feature "
                        "and outcome)")
-    options = None
+    options = khc.read_options()
     arch = (rep.get("kernel") or {}).get("arch") if isinstance(rep.get("kernel"), dict) else None
     by_opt = {}
     for f in feats:
         ver = f.get("verifies")
         if ver is None:
-            if options is None:
-                options = khc.read_options()
             ver = khc.verifies(options, f["feature"], arch)
         if not isinstance(ver, list) or not all(isinstance(o, str) for o in ver):
             raise BadInput(f"{path}: {f['feature']}: \"verifies\" is not a list of names")
         for o in ver:
             by_opt.setdefault(o, []).append((f["feature"], f["outcome"]))
-    return by_opt, rep
+    ktap = os.path.join(os.path.dirname(os.path.abspath(path)), "selftest.ktap")
+    names = khc.kselftest_names()
+    try:
+        with open(ktap, errors="replace") as fh:
+            seen = khc.kselftest_outcomes(fh.read(), names)
+    except FileNotFoundError:
+        ktap, seen = None, {}
+    except OSError as e:
+        raise BadInput(f"{ktap}: cannot read the kselftest output: {e.strerror}")
+    done = {f["feature"] for f in feats}
+    for n in names:
+        if n in done:
+            continue
+        for o in khc.verifies(options, n, arch):
+            by_opt.setdefault(o, []).append((n, seen.get(n, "not_run")))
+    return by_opt, rep, ktap
+
+
+def no_evidence(name, outcome):
+    """an outcome that shows nothing either way: not run, or a policy.<knob> line on a
+    kernel without the mechanism the knob restricts."""
+    return outcome == "not_run" or (outcome == "unsupported" and name.startswith("policy."))
 
 
 def join(checks, by_opt):
@@ -110,7 +142,7 @@ def join(checks, by_opt):
         fo = by_opt.get(c["option_name"], [])
         if not fo:
             flag = "not covered"
-        elif c["ok"] and any(o != "protected" for _, o in fo):
+        elif c["ok"] and any(o != "protected" and not no_evidence(f, o) for f, o in fo):
             flag = "MISMATCH"
         elif not c["ok"] and all(o == "protected" for _, o in fo):
             flag = "config-off-but-protected"
@@ -128,7 +160,7 @@ def main(argv):
     a = ap.parse_args(argv[1:])
     try:
         checks = khc_checks(a.khc_json)
-        by_opt, rep = hardprobe_map(a.report_json)
+        by_opt, rep, ktap = hardprobe_map(a.report_json)
     except (BadInput, Error) as e:
         print(f"khc_join: error: {e}", file=sys.stderr)
         return 2
@@ -137,6 +169,8 @@ def main(argv):
     print(f"k-h-c: {a.khc_json} ({len(checks)} checks)")
     print(f"hardprobe: {a.report_json} ({rep.get('target', '?')}, "
           f"{k.get('release', '?')} {k.get('arch', '?')})")
+    print(f"kselftest: {ktap}" if ktap else
+          "kselftest: no selftest.ktap beside the report: its user-space lines are not_run")
     fmt = "{:<38} {:<8} {:<10} {:<36} {:<40} {}"
     print(fmt.format("OPTION", "TYPE", "DECISION", "K-H-C", "HARDPROBE", "FLAG"))
     for c, fo, flag in rows:

@@ -4,13 +4,19 @@ verifies at runtime, from scripts/khc-options ("feature_id option option ..." li
 comments). An option may carry "@x86_64" or "@arm64" when the feature verifies it on
 that architecture only (k-h-c reports "arm64.nopauth" on x86_64 too, where pac_ret is
 unsupported by construction). collect.py writes the result into each feature of
-report.json as "verifies"; khc_join.py reads it back, or this file when it is absent."""
+report.json as "verifies"; khc_join.py reads it back, or this file when it is absent.
+
+Besides the registry's features, khc-options lists the kselftest runner's user-space
+checks (proc_mem_force, umip, null_page, policy.<knob>: selftests/hardprobe/hp_user.h),
+which are no registry feature: their names are read from hp_user.h here (kselftest_names),
+their outcomes from selftest.ktap's "# <name>: <outcome>: ..." lines (kselftest_outcomes)."""
 import os
 import re
 
-from . import SCRIPTS, Error
+from . import SCRIPTS, TOP, Error
 
 OPTIONS = os.path.join(SCRIPTS, "khc-options")
+HP_USER = os.path.join(TOP, "selftests", "hardprobe", "hp_user.h")
 ARCHES = ("x86_64", "arm64")
 UNAME = {"aarch64": "arm64"}  # report.json's kernel.arch is uname -m
 
@@ -28,7 +34,7 @@ def read_options(path=OPTIONS):
         if not words:
             continue
         fid, opts = words[0], []
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", fid):
+        if not re.fullmatch(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?", fid):
             raise Error(f"{path}:{n}: {fid!r} is not a feature id")
         if fid in out:
             raise Error(f"{path}:{n}: {fid} listed twice")
@@ -58,3 +64,41 @@ def annotate(report, options=None):
     for feat in report.get("features", []):
         feat["verifies"] = verifies(options, feat.get("feature"), arch)
     return report
+
+
+def kselftest_names(path=HP_USER):
+    """The names of the kselftest runner's user-space lines, in hp_user.h's order: every
+    string literal "policy.<knob>", and the literals given as a line's name (`name =
+    "..."`, `hp_line("...", ...)`). Their number must be HP_USER_LINES, the count the
+    runner plans for, or the reading is wrong (an Error)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise Error(f"{path}: {e.strerror}")
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    m = re.search(r"^#define\s+HP_USER_LINES\s+(\d+)", text, re.M)
+    names = []
+    for m2 in re.finditer(r'"(policy\.[a-z][a-z0-9_]*)"'
+                          r'|\b(?:name\s*=|hp_line\()\s*"([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)"',
+                          text):
+        name = m2.group(1) or m2.group(2)
+        if name not in names:
+            names.append(name)
+    if not m or len(names) != int(m.group(1)):
+        raise Error(f"{path}: read {len(names)} line names ({' '.join(names)}), but "
+                    f"HP_USER_LINES is {m.group(1) if m else 'not defined'}")
+    return names
+
+
+def kselftest_outcomes(text, names):
+    """{name: outcome} of the kselftest user-space lines in a selftest.ktap's text: the
+    comment "# <name>: <outcome>: <evidence>; configured: <layer>" (the first one of a
+    name counts); a name without its line is absent from the result."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^# (\S+): (not_run|unsupported|protected|inconclusive|vulnerable|error)"
+                     r"(?: known_gap)?: ", line)
+        if m and m.group(1) in names:
+            out.setdefault(m.group(1), m.group(2))
+    return out

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the join with kernel-hardening-checker (k-h-c): scripts/khc-options
 against the registry and k-h-c's check list, collect.py's "verifies", khc_join.py on
-a recorded k-h-c JSON and a recorded report.json (scripts/tests/khc/), and
+a recorded k-h-c JSON, a recorded report.json and the selftest.ktap beside it
+(scripts/tests/khc/), and
 khc_coverage.py's figures recounted here.
 
 The expected rows are computed here from the two recorded files and khc-options by a
@@ -13,6 +14,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from hptool import khc  # noqa: E402
 
 KHC = os.path.join(DATA, "x86_64-gcc.khc.json")
 REPORT = os.path.join(DATA, "x86_64-gcc.report.json")
+SELFTEST = os.path.join(DATA, "selftest.ktap")  # beside the report: khc_join reads it there
 results = []
 
 
@@ -63,11 +66,32 @@ def plain_options():
     return out
 
 
-def expected(checks, report):
-    """the rows khc_join must print, computed from the inputs."""
+def registry_ids():
+    return [f["id"] for f in registry_doc.parse_registry(os.path.join(TOP, "module", "registry.h"))]
+
+
+def plain_ktap(text):
+    """{name: outcome} of a selftest.ktap's "# name: outcome: ..." comment lines."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^# (\S+): ([a-z_]+): ", line)
+        if m and m.group(1) not in out:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def expected(checks, report, ktap_text=None):
+    """the rows khc_join must print, computed from the inputs: the report's features,
+    then khc-options' other ids (the kselftest lines) with their outcome in the
+    selftest.ktap text (not_run without it). not_run, and unsupported on a policy.*
+    line, are no evidence: never a MISMATCH."""
     outcome = {f["feature"]: f["outcome"] for f in report["features"]}
+    lines = plain_ktap(ktap_text or "")
+    reg = set(registry_ids())
     by_opt = {}
     for fid, opts in plain_options().items():
+        if fid not in reg and fid not in outcome:
+            outcome[fid] = lines.get(fid, "not_run")
         for o in opts:
             if fid in outcome:
                 by_opt.setdefault(o, []).append(fid)
@@ -78,20 +102,50 @@ def expected(checks, report):
             continue
         hp = ", ".join(f"{f}={outcome[f]}" for f in fs)
         ok = c["check_result"].startswith("OK")
-        bad = [f for f in fs if outcome[f] != "protected"]
-        flag = "MISMATCH" if ok and bad else "config-off-but-protected" if not ok and not bad else ""
+        seen = [f for f in fs if outcome[f] != "not_run"
+                and not (f.startswith("policy.") and outcome[f] == "unsupported")]
+        bad = [f for f in seen if outcome[f] != "protected"]
+        every = all(outcome[f] == "protected" for f in fs)
+        flag = "MISMATCH" if ok and bad else "config-off-but-protected" if not ok and every else ""
         want[(c["option_name"], c["check_result"])] = (hp, flag)
     return want
 
 
+def id_problems(opts, ids, user):
+    """what is wrong with khc-options' ids: the registry's features first, every one, in
+    registry order; then the kselftest runner's user-space lines, every one, and nothing
+    that is neither."""
+    reg = [i for i in opts if i in ids]
+    other = [i for i in opts if i not in ids]
+    bad = []
+    if reg != ids:
+        missing = [i for i in ids if i not in reg]
+        bad.append(f"registry features missing: {missing}" if missing else "not in registry order")
+    if list(opts)[:len(reg)] != reg:
+        bad.append("a kselftest line before the registry's features")
+    unknown = [i for i in other if i not in user]
+    if unknown:
+        bad.append(f"neither a registry feature nor a kselftest line: {unknown}")
+    missing = [n for n in user if n not in other]
+    if missing:
+        bad.append(f"kselftest lines missing: {missing}")
+    return bad
+
+
 def test_options():
-    ids = [f["id"] for f in registry_doc.parse_registry(os.path.join(TOP, "module", "registry.h"))]
+    ids = registry_ids()
+    user = khc.kselftest_names()
     opts = khc.read_options()
-    check("khc-options-ids-in-registry", not set(opts) - set(ids) and list(opts) == ids,
-          f"{len(opts)} lines, {len(ids)} registry features"
-          + (f"; not in the registry: {sorted(set(opts) - set(ids))}" if set(opts) - set(ids) else "")
-          + (f"; missing: {[i for i in ids if i not in opts]}" if set(ids) - set(opts) else "")
-          + ("" if list(opts) == ids or set(opts) != set(ids) else "; not in registry order"))
+    bad = id_problems(opts, ids, user)
+    check("khc-options-ids-in-registry", not bad,
+          f"{len(opts)} lines: {len(ids)} registry features, {len(user)} kselftest lines"
+          + ("; " + "; ".join(bad) if bad else ""))
+    # the kselftest names as the runner prints them: the recorded selftest.ktap's lines
+    ktap = open(SELFTEST).read()
+    printed = [n for n in user if re.search(rf"^# {re.escape(n)}: [a-z_]+: ", ktap, re.M)]
+    check("khc-options-kselftest-names", printed == user and len(user) > 10,
+          f"{len(user)} names from hp_user.h" + ("" if printed == user else
+          f"; not printed in {os.path.basename(SELFTEST)}: {[n for n in user if n not in printed]}"))
     from khc_coverage import read_checks
     checks = read_checks()
     known = {c["name"]: c for c in checks}
@@ -107,8 +161,13 @@ def test_options():
         f.write("stack_init CONFIG_STACKPROTECTOR_STRONGG\nno_such_feature CONFIG_BUG\n")
     bad_opts = khc.read_options(f.name)
     os.unlink(f.name)
+    # ... and a made-up kselftest-style id among the real ones
+    made_up = dict(opts, **{"policy.no_such_knob": [("kernel.dmesg_restrict", None)]})
     check("khc-options-control", "no_such_feature" not in ids
-          and "CONFIG_STACKPROTECTOR_STRONGG" not in known and "no_such_feature" in bad_opts)
+          and "CONFIG_STACKPROTECTOR_STRONGG" not in known and "no_such_feature" in bad_opts
+          and "policy.no_such_knob" not in user and any(
+              "policy.no_such_knob" in b for b in id_problems(made_up, ids, user))
+          and id_problems({i: [] for i in ids[1:] + user}, ids, user))
 
 
 def test_collect_verifies():
@@ -135,17 +194,34 @@ def test_collect_verifies():
 def test_join():
     checks = json.load(open(KHC))
     report = json.load(open(REPORT))
+    ktap = open(SELFTEST).read()
     rc, out, err = join(KHC, REPORT)
-    got, want = rows(out), expected(checks, report)
+    got, want = rows(out), expected(checks, report, ktap)
     check("khc-join-rows", got == want and len(want) > 10,
           f"{len(got)} rows" if got == want else
           f"missing {sorted(set(want) - set(got))[:3]}, extra {sorted(set(got) - set(want))[:3]}, "
           f"differ {[k for k in want if k in got and got[k] != want[k]][:3]}")
-    # the planted one: k-h-c OK and the report vulnerable
+    # the planted ones: k-h-c OK and the report vulnerable
     planted = [k for k, v in want.items() if v[1] == "MISMATCH" and "=vulnerable" in v[0]]
     check("khc-join-mismatch-flagged", planted and all(got.get(k, ("", ""))[1] == "MISMATCH"
                                                         for k in planted),
           ", ".join(k[0] for k in planted))
+    # a kselftest line: k-h-c's kernel.dmesg_restrict OK, the runner's syslog() as uid
+    # 65534 allowed (policy.dmesg_restrict vulnerable in selftest.ktap)
+    dm = got.get(("kernel.dmesg_restrict", "OK"))
+    check("khc-join-kselftest-mismatch", dm == ("policy.dmesg_restrict=vulnerable", "MISMATCH")
+          and f"kselftest: {SELFTEST}" in out, str(dm))
+    # ... and where they agree: OK beside protected, FAIL beside vulnerable; a FAIL beside
+    # protected at the weaker level the line needs; a policy line on a kernel without the
+    # mechanism is no evidence against k-h-c's OK
+    agree = {("fs.protected_symlinks", "OK"): ("policy.protected_symlinks=protected", ""),
+             ("fs.protected_fifos", 'FAIL: "0"'): ("policy.protected_fifos=vulnerable", ""),
+             ("CONFIG_X86_UMIP", "OK"): ("umip=protected", ""),
+             ("vm.mmap_min_addr", 'FAIL: "4096"'): ("null_page=protected", "config-off-but-protected"),
+             ("kernel.unprivileged_bpf_disabled", "OK: CONFIG_BPF_SYSCALL is not found"):
+                 ("policy.unprivileged_bpf_disabled=unsupported", "")}
+    check("khc-join-kselftest-agrees", all(got.get(k) == v for k, v in agree.items()),
+          "; ".join(f"{k[0]}: {got.get(k)}" for k, v in agree.items() if got.get(k) != v))
     nmis = sum(1 for v in want.values() if v[1] == "MISMATCH")
     summary = out.strip().splitlines()[-1] if out.strip() else ""
     check("khc-join-summary-exit-1", rc == 1 and summary ==
@@ -160,25 +236,60 @@ def test_join():
     # unsupported there by construction and must not be joined
     check("khc-join-arch-bound", any(c["option_name"] == "arm64.nopauth" for c in checks)
           and not any(k[0] == "arm64.nopauth" for k in got))
-    # the same join from a report that carries "verifies" (as collect.py writes it)
     with tempfile.TemporaryDirectory() as d:
-        annotated = khc.annotate(copy.deepcopy(report))
         path = os.path.join(d, "report.json")
+        # no selftest.ktap beside the report: the kselftest lines are not_run, which is no
+        # evidence (no MISMATCH), as a feature not run
+        json.dump(report, open(path, "w"))
+        rc8, out8, _ = join(KHC, path)
+        got8, want8 = rows(out8), expected(checks, report)
+        users = {k: v for k, v in got8.items() if re.match(r"(policy\.\w+|umip|null_page)=", v[0])}
+        check("khc-join-kselftest-absent", got8 == want8 and users
+              and all(v == (v[0], "") and v[0].endswith("=not_run") for v in users.values())
+              and "kselftest: no selftest.ktap" in out8
+              and sum(v[1] == "MISMATCH" for v in got8.values()) == nmis - 1,
+              f"{len(users)} rows not_run, rc {rc8}: {out8.strip().splitlines()[-1]}")
+        # a registry feature not run is no evidence either: list_hardening not_run beside
+        # k-h-c's CONFIG_LIST_HARDENED OK
+        nr = copy.deepcopy(report)
+        for f in nr["features"]:
+            if f["feature"] == "list_hardening":
+                f["outcome"] = "not_run"
+        json.dump(nr, open(path, "w"))
+        rc10, out10, _ = join(KHC, path)
+        lh = rows(out10).get(("CONFIG_LIST_HARDENED", "OK"))
+        check("khc-join-feature-not-run", lh == ("list_hardening=not_run", "")
+              and rows(out10) == expected(checks, nr), str(lh))
+        # the same join from a report that carries "verifies" (as collect.py writes it)
+        shutil.copy(SELFTEST, os.path.join(d, "selftest.ktap"))
+        annotated = khc.annotate(copy.deepcopy(report))
         json.dump(annotated, open(path, "w"))
         rc3, out3, _ = join(KHC, path)
         check("khc-join-verifies-key", rc3 == rc and rows(out3) == got)
-        # positive control: the mismatched features fixed, nothing else changed
+        # a line's unsupported outside policy.* still counts: umip on a CPU without UMIP
+        # beside k-h-c's CONFIG_X86_UMIP OK
+        open(os.path.join(d, "selftest.ktap"), "w").write(
+            re.sub(r"^# umip: protected: ", "# umip: unsupported: ", ktap, flags=re.M))
+        rc9, out9, _ = join(KHC, path)
+        um = rows(out9).get(("CONFIG_X86_UMIP", "OK"))
+        check("khc-join-kselftest-umip-unsupported", um == ("umip=unsupported", "MISMATCH"), str(um))
+        # positive control: the mismatched features and lines fixed, nothing else changed
         fixed = copy.deepcopy(report)
         bad = {f for k, v in want.items() if v[1] == "MISMATCH"
-               for f in re.findall(r"(\w+)=(?!protected)", v[0])}
+               for f in re.findall(r"([\w.]+)=(?!protected)", v[0])}
         for f in fixed["features"]:
             if f["feature"] in bad:
                 f["outcome"] = "protected"
+        fixed_ktap = ktap
+        for f in bad:
+            fixed_ktap = re.sub(rf"^# {re.escape(f)}: [a-z_]+: ", f"# {f}: protected: ", fixed_ktap,
+                                flags=re.M)
         json.dump(fixed, open(path, "w"))
+        open(os.path.join(d, "selftest.ktap"), "w").write(fixed_ktap)
         rc4, out4, _ = join(KHC, path)
         last = out4.strip().splitlines()[-1]
-        check("khc-join-control-exit-0", bad and rc4 == 0 and ", 0 mismatches," in last
-              and "MISMATCH" not in out4, f"rc {rc4}: {last}")
+        check("khc-join-control-exit-0", "policy.dmesg_restrict" in bad and rc4 == 0
+              and ", 0 mismatches," in last and "MISMATCH" not in out4, f"rc {rc4}: {last}")
         # bad input: exit 2, the file named, no traceback
         cases = {"truncated": open(KHC).read()[:200], "object": '{"option_name": "CONFIG_BUG"}',
                  "print-mode": json.dumps([{k: v for k, v in checks[0].items()
