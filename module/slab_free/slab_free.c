@@ -17,8 +17,8 @@
  * - not_slab: kmem_cache_free() of a page that is no slab. virt_to_cache()
  *   WARN_ONCEs "virt_to_cache: Object is not a Slab page!" and the free is
  *   dropped. Without the hardening nothing checks the pointer and
- *   slab_free() works on a NULL slab (an oops at best), so the probe is
- *   fatal on such a kernel.
+ *   slab_free() works on a NULL slab (an oops at best, which says nothing
+ *   of the hardening): the probe is not provoked there (unsupported).
  *
  * cache_from_obj() also checks for a cache that slub_debug's consistency
  * checks (F) are on for: on a kernel without SLAB_FREELIST_HARDENED such a
@@ -39,9 +39,6 @@
 #include <linux/string.h>
 
 #include "../hardprobe.h"
-
-#define HP_SLAB_NOT_SLAB_KIND \
-	(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? HP_SAFE : HP_FATAL)
 
 /* the BUG of set_freepointer()'s check (the cross-cache WARN also names mm/slub.c) */
 #define HP_SLAB_SIG_DOUBLE	"kernel BUG at "
@@ -224,7 +221,17 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 	int seq;
 	bool logged = false;
 
-	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && hp_warn_panics()) {
+	/*
+	 * without the hardening nothing looks at the page: slab_free() would
+	 * work on its NULL slab, an oops that shows nothing of this feature
+	 * (cross_cache shows the missing check, and goes on)
+	 */
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "not provoked: without SLAB_FREELIST_HARDENED kmem_cache_free() does not check the page and would oops on its NULL slab");
+		return;
+	}
+	if (hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED,
 		       "panic_on_warn is set: the not-a-slab warning would panic the kernel");
 		return;
@@ -293,7 +300,7 @@ static const struct hp_probe hp_probes_slab_free[] = {
 	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE),
 	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1,
 		 .reports = "Wrong slab cache"),
-	HP_PROBE(slab_free, not_slab, HP_SLAB_NOT_SLAB_KIND,
+	HP_PROBE(slab_free, not_slab, HP_SAFE,
 		 .signature = HP_SLAB_SIG_PAGE, .warns = 1, .reports = "Object is not a Slab page"),
 };
 
