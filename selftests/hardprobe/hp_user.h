@@ -403,6 +403,8 @@ struct hp_knob_check {
 	const char *what;	/* what @fn tries */
 	int absent;		/* errno (besides ENOSYS) meaning: no such mechanism */
 	const char *why;	/* the missing mechanism */
+	bool all;		/* at @all_at the knob refuses root too (no control) */
+	long all_at;
 };
 
 static bool hp_refusal(int err)
@@ -415,6 +417,7 @@ static void hp_knob_run(const struct hp_knob_check *k)
 	struct hp_try t, root;
 	char conf[160] = "";
 	bool configured = hp_knob(k->sysctl, k->want, k->le, conf, sizeof(conf));
+	long v = 0;
 	int st;
 
 	if (k->sysctl2)
@@ -443,7 +446,12 @@ static void hp_knob_run(const struct hp_knob_check *k)
 	}
 	/* control: root (capabilities) gets through, so the call itself works */
 	st = hp_try_as(false, k->fn, NULL, &root);
-	if (st >= 0 && root.ret < 0 && root.err == k->absent)
+	if (st >= 0 && root.ret < 0 && hp_refusal(root.err) && k->all &&
+	    !hp_sysctl(k->sysctl, &v) && v == k->all_at)
+		hp_line(k->name, "protected", configured, conf,
+			"%s as uid %d: %s; as root too: %s (%s=%ld refuses everyone)", k->what,
+			HP_NOBODY, hp_said(&t), hp_said(&root), k->sysctl, v);
+	else if (st >= 0 && root.ret < 0 && root.err == k->absent)
 		hp_line(k->name, "unsupported", configured, conf,
 			"%s as uid %d: %s; as root: %s: %s", k->what, HP_NOBODY, hp_said(&t),
 			hp_said(&root), k->why);
@@ -536,20 +544,21 @@ static void hp_uring_try(struct hp_try *t, void *arg)
 
 static const struct hp_knob_check hp_knob_checks[] = {
 	{ "policy.dmesg_restrict", "kernel.dmesg_restrict", 1, false, NULL, hp_syslog_try,
-	  "syslog(SYSLOG_ACTION_READ_ALL)", 0, "no syslog() (PRINTK=n)" },
+	  "syslog(SYSLOG_ACTION_READ_ALL)", 0, "no syslog() (PRINTK=n)", false, 0 },
 	{ "policy.perf_event_paranoid", "kernel.perf_event_paranoid", 2, false, NULL, hp_perf_try,
 	  "perf_event_open() of a software event counting kernel mode", ENOENT,
-	  "no perf events (PERF_EVENTS=n)" },
+	  "no perf events (PERF_EVENTS=n)", false, 0 },
 	{ "policy.unprivileged_bpf_disabled", "kernel.unprivileged_bpf_disabled", 1, false, NULL,
-	  hp_bpf_try, "bpf(BPF_PROG_LOAD) of a socket filter", 0, "no bpf() (BPF_SYSCALL=n)" },
+	  hp_bpf_try, "bpf(BPF_PROG_LOAD) of a socket filter", 0, "no bpf() (BPF_SYSCALL=n)",
+	  false, 0 },
 	{ "policy.unprivileged_userfaultfd", "vm.unprivileged_userfaultfd", 0, true, NULL,
 	  hp_uffd_try, "userfaultfd() without UFFD_USER_MODE_ONLY", 0,
-	  "no userfaultfd() (USERFAULTFD=n)" },
+	  "no userfaultfd() (USERFAULTFD=n)", false, 0 },
 	{ "policy.unprivileged_userns", "user.max_user_namespaces", 0, true,
 	  "kernel.unprivileged_userns_clone", hp_userns_try, "unshare(CLONE_NEWUSER)", EINVAL,
-	  "no user namespaces (USER_NS=n)" },
+	  "no user namespaces (USER_NS=n)", true, 0 },
 	{ "policy.io_uring_disabled", "kernel.io_uring_disabled", 1, false, NULL, hp_uring_try,
-	  "io_uring_setup()", 0, "no io_uring (IO_URING=n)" },
+	  "io_uring_setup()", 0, "no io_uring (IO_URING=n)", true, 2 },
 };
 
 static void hp_knob_all(void)
