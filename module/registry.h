@@ -80,6 +80,9 @@ HP_REGISTRY(user_exec, memexec, "memory permissions",
 HP_REGISTRY(user_access, memexec, "memory permissions",
 	    "No kernel access to user memory (SMAP/PAN)",
 	    HP_SYM_USER_ACCESS)
+HP_REGISTRY(cr4_pinning, memexec, "memory permissions",
+	    "Pinned CR4/CR0 bits",
+	    "CR4 pinning (always built on x86_64)")
 HP_REGISTRY(kcfi, cfi, "forward-edge CFI",
 	    "kCFI (indirect-call type check)",
 	    HP_SYM_CFI)
