@@ -33,14 +33,17 @@
 #define HP_SYM_USER_EXEC	"SMEP (a CPU feature, no Kconfig option)"
 #define HP_SYM_USER_ACCESS	"SMAP (a CPU feature, no Kconfig option)"
 #define HP_SYM_SPECTRE_V1	"CONFIG_MITIGATION_SPECTRE_V1"
+#define HP_SYM_PTI		HP_SYM_PTI_X86
 #elif defined(CONFIG_ARM64)
 #define HP_SYM_USER_EXEC	"PXN (set on every user mapping, no Kconfig option)"
 #define HP_SYM_USER_ACCESS	"CONFIG_ARM64_PAN"
 #define HP_SYM_SPECTRE_V1	"none (arm64 always builds array_index_nospec() with csdb)"
+#define HP_SYM_PTI		"CONFIG_UNMAP_KERNEL_AT_EL0"
 #else
 #define HP_SYM_USER_EXEC	"none on this architecture"
 #define HP_SYM_USER_ACCESS	"none on this architecture"
 #define HP_SYM_SPECTRE_V1	"none on this architecture"
+#define HP_SYM_PTI		"none on this architecture"
 #endif
 #endif
 
@@ -134,6 +137,9 @@ HP_REGISTRY(sls, speculation, "speculation",
 HP_REGISTRY(retpoline, speculation, "speculation",
 	    "Retpolines",
 	    HP_SYM_RETPOLINE)
+HP_REGISTRY(pti, speculation, "speculation",
+	    "Kernel page-table isolation (Meltdown)",
+	    HP_SYM_PTI)
 HP_REGISTRY(kstack_offset, kstack, "stack",
 	    "Kernel stack offset randomisation",
 	    "CONFIG_RANDOMIZE_KSTACK_OFFSET")

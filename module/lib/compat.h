@@ -146,6 +146,11 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 				 IS_ENABLED(CONFIG_RETPOLINE))
 #define HP_CONFIG_RETHUNK	(IS_ENABLED(CONFIG_MITIGATION_RETHUNK) || \
 				 IS_ENABLED(CONFIG_RETHUNK))
+#if defined(CONFIG_MITIGATION_PAGE_TABLE_ISOLATION) || defined(CONFIG_PAGE_TABLE_ISOLATION)
+#define HP_CONFIG_PTI		1
+#else
+#define HP_CONFIG_PTI		0
+#endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
 #define HP_SYM_CFI		"CONFIG_CFI"
@@ -166,10 +171,12 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_SYM_SLS		"CONFIG_MITIGATION_SLS"
 #define HP_SYM_RETPOLINE	"CONFIG_MITIGATION_RETPOLINE"
 #define HP_SYM_RETHUNK		"CONFIG_MITIGATION_RETHUNK"
+#define HP_SYM_PTI_X86		"CONFIG_MITIGATION_PAGE_TABLE_ISOLATION"
 #else
 #define HP_SYM_SLS		"CONFIG_SLS"
 #define HP_SYM_RETPOLINE	"CONFIG_RETPOLINE"
 #define HP_SYM_RETHUNK		"CONFIG_RETHUNK"
+#define HP_SYM_PTI_X86		"CONFIG_PAGE_TABLE_ISOLATION"
 #endif
 
 /*
