@@ -33,17 +33,14 @@
 #define HP_SYM_USER_EXEC	"SMEP (a CPU feature, no Kconfig option)"
 #define HP_SYM_USER_ACCESS	"SMAP (a CPU feature, no Kconfig option)"
 #define HP_SYM_SPECTRE_V1	"CONFIG_MITIGATION_SPECTRE_V1"
-#define HP_SYM_PTI		HP_SYM_PTI_X86
 #elif defined(CONFIG_ARM64)
 #define HP_SYM_USER_EXEC	"PXN (set on every user mapping, no Kconfig option)"
 #define HP_SYM_USER_ACCESS	"CONFIG_ARM64_PAN"
 #define HP_SYM_SPECTRE_V1	"none (arm64 always builds array_index_nospec() with csdb)"
-#define HP_SYM_PTI		"CONFIG_UNMAP_KERNEL_AT_EL0"
 #else
 #define HP_SYM_USER_EXEC	"none on this architecture"
 #define HP_SYM_USER_ACCESS	"none on this architecture"
 #define HP_SYM_SPECTRE_V1	"none on this architecture"
-#define HP_SYM_PTI		"none on this architecture"
 #endif
 #endif
 
