@@ -111,7 +111,7 @@ static void hp_cr4_pinning_smep(struct hp_result *r)
 
 	if (!boot_cpu_has(X86_FEATURE_SMEP) || !(native_read_cr4() & X86_CR4_SMEP)) {
 		hp_set(r, HP_UNSUPPORTED,
-		       "the kernel does not use SMEP (no CPU support or nosmep): no pinned CR4.SMEP to clear");
+		       "the kernel does not use SMEP (no CPU support, or clearcpuid=smep): no pinned CR4.SMEP to clear");
 		return;
 	}
 	wr = hp_cr4_writer();
