@@ -83,8 +83,8 @@ HP_REGISTRY(user_access, memexec, "memory permissions",
 HP_REGISTRY(cr4_pinning, memexec, "memory permissions",
 	    "Pinned CR4/CR0 bits",
 	    "CR4 pinning (always built on x86_64)")
-HP_REGISTRY(null_page, memexec, "memory permissions",
-	    "NULL page unmapped",
+HP_REGISTRY(null_deref, memexec, "memory permissions",
+	    "NULL dereference on the unmapped page 0",
 	    "CONFIG_DEFAULT_MMAP_MIN_ADDR")
 HP_REGISTRY(kcfi, cfi, "forward-edge CFI",
 	    "kCFI (indirect-call type check)",

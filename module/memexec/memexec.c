@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hardprobe nx, stack_guard, vmalloc_guard, user_exec, user_access,
- * null_page: what the kernel's page tables refuse to the kernel itself.
+ * null_deref: what the kernel's page tables refuse to the kernel itself.
  *
  * nx: a small function is copied into kmalloc'd, vmalloc'd, stack and
  * module data memory (and a pre-assembled copy sits in module .rodata) and
@@ -23,7 +23,7 @@
  * vm_mmap(), filled from the kernel through the uaccess helpers, then
  * executed (SMEP/PXN) or read without those helpers (SMAP/PAN).
  *
- * null_page: the kernel reads from, and calls, address 0 (LKDTM's
+ * null_deref: the kernel reads from, and calls, address 0 (LKDTM's
  * ACCESS_NULL, EXEC_NULL). Page 0 is never mapped for the kernel, and
  * vm.mmap_min_addr keeps a user from mapping it (an unprivileged one; a
  * task with CAP_SYS_RAWIO may): the catch is the page fault on the
@@ -548,7 +548,7 @@ out:
 }
 
 /* Page 0 mapped in this task would answer the access: never probe then. */
-static bool hp_null_page_mapped(struct hp_result *r)
+static bool hp_null_deref_mapped(struct hp_result *r)
 {
 	struct vm_area_struct *vma;
 	bool mapped = false;
@@ -567,27 +567,27 @@ static bool hp_null_page_mapped(struct hp_result *r)
 	return mapped;
 }
 
-static void hp_null_page_read(struct hp_result *r)
+static void hp_null_deref_read(struct hp_result *r)
 {
 	unsigned long *p = NULL, got;
 
-	if (hp_null_page_mapped(r))
+	if (hp_null_deref_mapped(r))
 		return;
 	OPTIMIZER_HIDE_VAR(p);
-	pr_info("hardprobe: null_page: reading a word at address 0\n");
+	pr_info("hardprobe: null_deref: reading a word at address 0\n");
 	got = READ_ONCE(*p);
 	hp_set(r, HP_VULNERABLE, "the kernel read %#lx at address 0: page 0 is mapped", got);
 }
 
-static void hp_null_page_exec(struct hp_result *r)
+static void hp_null_deref_exec(struct hp_result *r)
 {
 	hp_exec_fn_t fn = NULL;
 	int ret;
 
-	if (hp_null_page_mapped(r) || !hp_exec_control(r))
+	if (hp_null_deref_mapped(r) || !hp_exec_control(r))
 		return;
 	OPTIMIZER_HIDE_VAR(fn);
-	pr_info("hardprobe: null_page: calling address 0\n");
+	pr_info("hardprobe: null_deref: calling address 0\n");
 	ret = hp_exec_call(fn);
 	hp_set(r, HP_VULNERABLE, "the kernel called address 0 and it returned %#x", ret);
 }
@@ -743,9 +743,9 @@ static const struct hp_probe hp_probes_user_access[] = {
 
 HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable);
 
-static const struct hp_probe hp_probes_null_page[] = {
-	HP_PROBE(null_page, read, HP_FATAL, .signature = HP_NULL_SIG),
-	HP_PROBE(null_page, exec, HP_FATAL, .signature = HP_NULL_SIG),
+static const struct hp_probe hp_probes_null_deref[] = {
+	HP_PROBE(null_deref, read, HP_FATAL, .signature = HP_NULL_SIG),
+	HP_PROBE(null_deref, exec, HP_FATAL, .signature = HP_NULL_SIG),
 };
 
-HP_FEATURE(null_page, .layers = hp_null_layers, .unavailable = hp_user_unavailable);
+HP_FEATURE(null_deref, .layers = hp_null_layers, .unavailable = hp_user_unavailable);
