@@ -80,6 +80,12 @@ HP_REGISTRY(user_exec, memexec, "memory permissions",
 HP_REGISTRY(user_access, memexec, "memory permissions",
 	    "No kernel access to user memory (SMAP/PAN)",
 	    HP_SYM_USER_ACCESS)
+HP_REGISTRY(cr4_pinning, memexec, "memory permissions",
+	    "Pinned CR4/CR0 bits",
+	    "CR4 pinning (always built on x86_64)")
+HP_REGISTRY(null_deref, memexec, "memory permissions",
+	    "NULL dereference on the unmapped page 0",
+	    "CONFIG_DEFAULT_MMAP_MIN_ADDR")
 HP_REGISTRY(kcfi, cfi, "forward-edge CFI",
 	    "kCFI (indirect-call type check)",
 	    HP_SYM_CFI)
@@ -131,6 +137,9 @@ HP_REGISTRY(sls, speculation, "speculation",
 HP_REGISTRY(retpoline, speculation, "speculation",
 	    "Retpolines",
 	    HP_SYM_RETPOLINE)
+HP_REGISTRY(pti, speculation, "speculation",
+	    "Kernel page-table isolation (Meltdown)",
+	    HP_SYM_PTI)
 HP_REGISTRY(kstack_offset, kstack, "stack",
 	    "Kernel stack offset randomisation",
 	    "CONFIG_RANDOMIZE_KSTACK_OFFSET")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hardprobe nx, stack_guard, vmalloc_guard, user_exec, user_access: what the
- * kernel's page tables refuse to the kernel itself.
+ * hardprobe nx, stack_guard, vmalloc_guard, user_exec, user_access,
+ * null_deref: what the kernel's page tables refuse to the kernel itself.
  *
  * nx: a small function is copied into kmalloc'd, vmalloc'd, stack and
  * module data memory (and a pre-assembled copy sits in module .rodata) and
@@ -22,6 +22,13 @@
  * user_exec, user_access: a page of the calling task is mapped with
  * vm_mmap(), filled from the kernel through the uaccess helpers, then
  * executed (SMEP/PXN) or read without those helpers (SMAP/PAN).
+ *
+ * null_deref: the kernel reads from, and calls, address 0 (LKDTM's
+ * ACCESS_NULL, EXEC_NULL). Page 0 is never mapped for the kernel, and
+ * vm.mmap_min_addr keeps a user from mapping it (an unprivileged one; a
+ * task with CAP_SYS_RAWIO may): the catch is the page fault on the
+ * unmapped page, reported as a NULL pointer dereference. A task that has
+ * page 0 mapped is not asked.
  *
  * The calls into copied code go through hp_exec_call(), an object built
  * without kCFI (a kCFI check would read the type hash in front of the
@@ -65,6 +72,7 @@
 #define HP_VGUARD_SIG	"#PF: error_code(0x0002) - not-present page"
 #define HP_UEXEC_SIG	"unable to execute userspace code (SMEP?)"
 #define HP_UACCESS_SIG	"#PF: error_code(0x0001) - permissions violation"
+#define HP_NULL_SIG	"BUG: kernel NULL pointer dereference"
 #define HP_ARCH_OK
 #elif defined(CONFIG_ARM64)
 #define HP_NX_SIG	"Unable to handle kernel execute from non-executable memory"
@@ -72,6 +80,7 @@
 #define HP_VGUARD_SIG	"Unable to handle kernel paging request at virtual address"
 #define HP_UEXEC_SIG	"Unable to handle kernel execution of user memory"
 #define HP_UACCESS_SIG	"Unable to handle kernel access to user memory outside uaccess routines"
+#define HP_NULL_SIG	"Unable to handle kernel NULL pointer dereference"
 #define HP_ARCH_OK
 #else
 #define HP_NX_SIG	"-"
@@ -79,6 +88,7 @@
 #define HP_VGUARD_SIG	"-"
 #define HP_UEXEC_SIG	"-"
 #define HP_UACCESS_SIG	"-"
+#define HP_NULL_SIG	"-"
 #endif
 
 /*
@@ -537,6 +547,65 @@ out:
 	vm_munmap(uaddr, PAGE_SIZE);
 }
 
+/* Page 0 mapped in this task would answer the access: never probe then. */
+static bool hp_null_deref_mapped(struct hp_result *r)
+{
+	struct vm_area_struct *vma;
+	bool mapped = false;
+
+	if (hp_arch_unsupported(r))
+		return true;
+	if (current->mm) {
+		mmap_read_lock(current->mm);
+		vma = find_vma(current->mm, 0);
+		mapped = vma && vma->vm_start < PAGE_SIZE;
+		mmap_read_unlock(current->mm);
+	}
+	if (mapped)
+		hp_set(r, HP_INCONCLUSIVE,
+		       "page 0 is mapped in this task: the access would not meet the unmapped page; not run");
+	return mapped;
+}
+
+static void hp_null_deref_read(struct hp_result *r)
+{
+	unsigned long *p = NULL, got;
+
+	if (hp_null_deref_mapped(r))
+		return;
+	OPTIMIZER_HIDE_VAR(p);
+	pr_info("hardprobe: null_deref: reading a word at address 0\n");
+	got = READ_ONCE(*p);
+	hp_set(r, HP_VULNERABLE, "the kernel read %#lx at address 0: page 0 is mapped", got);
+}
+
+static void hp_null_deref_exec(struct hp_result *r)
+{
+	hp_exec_fn_t fn = NULL;
+	int ret;
+
+	if (hp_null_deref_mapped(r) || !hp_exec_control(r))
+		return;
+	OPTIMIZER_HIDE_VAR(fn);
+	pr_info("hardprobe: null_deref: calling address 0\n");
+	ret = hp_exec_call(fn);
+	hp_set(r, HP_VULNERABLE, "the kernel called address 0 and it returned %#x", ret);
+}
+
+static void hp_null_layers(struct hp_layers *l)
+{
+	unsigned long min = 0;
+	int err = hp_setting("/proc/sys/vm/mmap_min_addr", &min);
+
+	l->configured = !err && min;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt),
+		 "CONFIG_DEFAULT_MMAP_MIN_ADDR=%d; vm.mmap_min_addr=%lu%s",
+		 CONFIG_DEFAULT_MMAP_MIN_ADDR, min, err ? " (unreadable)" : "");
+	hp_layer(l->built, sizeof(l->built), "page tables: nothing to build");
+	hp_layer(l->active, sizeof(l->active),
+		 "page 0 never mapped for the kernel; users below %lu need CAP_SYS_RAWIO", min);
+}
+
 static void hp_nx_layers(struct hp_layers *l)
 {
 	bool rodata = true;
@@ -673,3 +742,10 @@ static const struct hp_probe hp_probes_user_access[] = {
 };
 
 HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable);
+
+static const struct hp_probe hp_probes_null_deref[] = {
+	HP_PROBE(null_deref, read, HP_FATAL, .signature = HP_NULL_SIG),
+	HP_PROBE(null_deref, exec, HP_FATAL, .signature = HP_NULL_SIG),
+};
+
+HP_FEATURE(null_deref, .layers = hp_null_layers, .unavailable = hp_user_unavailable);
