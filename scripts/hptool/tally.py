@@ -8,13 +8,14 @@ LINE = re.compile(r": (ok|FAIL|SKIP)\b")
 
 
 def count(text):
-    """(passed, failed, skipped): lines holding ": ok", ": FAIL", ": SKIP" (as grep -c did)."""
-    p = f = s = 0
+    """(passed, failed, skipped): each line counted once, by the first ": ok", ": FAIL"
+    or ": SKIP" in it (a detail that quotes another check's line does not count twice)."""
+    n = {"ok": 0, "FAIL": 0, "SKIP": 0}
     for line in text.splitlines():
-        p += ": ok" in line
-        f += ": FAIL" in line
-        s += bool(re.search(r": SKIP\b", line))
-    return p, f, s
+        m = LINE.search(line)
+        if m:
+            n[m.group(1)] += 1
+    return n["ok"], n["FAIL"], n["SKIP"]
 
 
 def summary(text):

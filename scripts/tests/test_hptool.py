@@ -381,6 +381,10 @@ def test_tally_findings():
     log = "check a: ok\ncheck b: FAIL (x)\ncheck c: ok 3\nlint x: ok\nnoise\n"
     check("tally-summary", tally.summary(log) == "3 passed, 1 failed" and
           tally.summary(log + "check d: SKIP why\n") == "1 skipped\n3 passed, 1 failed")
+    # a passing check whose detail quotes a failing one counts once, as passed
+    quoted = "check host e: ok rc 1: check t kaslr-across-boots: FAIL (same offset)\n"
+    check("tally-first-verdict", tally.summary(log + quoted) == "4 passed, 1 failed",
+          tally.summary(log + quoted).replace("\n", "; "))
     with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
         p = os.path.join(d, "check.log")
         with open(p, "w") as f:
