@@ -137,6 +137,7 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);
+bool hp_cmdline_ulong(const char *param, unsigned long *val);
 bool hp_cmdline_word(const char *word);
 bool hp_warn_panics(void);
 

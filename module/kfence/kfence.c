@@ -65,25 +65,6 @@ static int hp_kf_interval(unsigned long *ms)
 	return hp_setting(HP_KF_PARAM, ms);
 }
 
-/* "kfence.sample_interval=<n>" on the command line */
-static bool hp_kf_cmdline_interval(unsigned long *ms)
-{
-	static const char param[] = "kfence.sample_interval=";
-	char *buf, *tok, *p;
-	bool found = false;
-
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
-		goto out;
-	p = buf;
-	while ((tok = strsep(&p, " ")) != NULL)
-		if (str_has_prefix(tok, param) && !kstrtoul(tok + strlen(param), 0, ms))
-			found = true;
-out:
-	kfree(buf);
-	return found;
-}
-
 /* The KFENCE object a hunt found, and what it took. */
 struct hp_kf_hunt {
 	u8 *obj;
@@ -320,7 +301,7 @@ static void hp_kfence_uaf_read(struct hp_result *r)
 static void hp_kf_layers(struct hp_layers *l)
 {
 	unsigned long cfg = 0, cmd = 0, ms;
-	bool given = hp_kf_cmdline_interval(&cmd);
+	bool given = hp_cmdline_ulong("kfence.sample_interval", &cmd);
 	int err;
 
 #ifdef CONFIG_KFENCE

@@ -105,38 +105,12 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/**
- * hp_cmdline_bool() - a boolean boot parameter as the command line gives it
- * @param: parameter name, e.g. "init_on_alloc"
- * @val: set to its value when present
- *
- * Return: true if "@param=<bool>" is on the kernel command line.
+/*
+ * Each word of the kernel command line to @fn(@word, @arg), in order;
+ * true if @fn said true for any of them.
  */
-bool hp_cmdline_bool(const char *param, bool *val)
-{
-	char *buf, *tok, *p;
-	size_t n = strlen(param);
-	bool found = false;
-
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
-		goto out;
-	p = buf;
-	while ((tok = strsep(&p, " ")) != NULL) {
-		if (!strncmp(tok, param, n) && tok[n] == '=' &&
-		    !kstrtobool(tok + n + 1, val))
-			found = true;
-	}
-out:
-	kfree(buf);
-	return found;
-}
-
-/**
- * hp_cmdline_word() - is @word, exactly, one of the kernel command line's words?
- * @word: e.g. "arm64.nopauth" or "kasan.fault=panic"
- */
-bool hp_cmdline_word(const char *word)
+static bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg),
+			    const void *arg)
 {
 	char *buf, *tok, *p;
 	bool found = false;
@@ -146,10 +120,81 @@ bool hp_cmdline_word(const char *word)
 		goto out;
 	p = buf;
 	while ((tok = strsep(&p, " ")) != NULL)
-		found |= !strcmp(tok, word);
+		found |= fn(tok, arg);
 out:
 	kfree(buf);
 	return found;
+}
+
+/* "@param=<value>": the value after the '=', or NULL */
+static const char *hp_cmdline_value(const char *word, const char *param)
+{
+	size_t n = strlen(param);
+
+	return !strncmp(word, param, n) && word[n] == '=' ? word + n + 1 : NULL;
+}
+
+struct hp_cmdline_param {
+	const char *param;
+	void *val;
+};
+
+static bool hp_cmdline_bool_one(const char *word, const void *arg)
+{
+	const struct hp_cmdline_param *c = arg;
+	const char *v = hp_cmdline_value(word, c->param);
+
+	return v && !kstrtobool(v, c->val);
+}
+
+/**
+ * hp_cmdline_bool() - a boolean boot parameter as the command line gives it
+ * @param: parameter name, e.g. "init_on_alloc"
+ * @val: set to its value when present (the last one that parses)
+ *
+ * Return: true if "@param=<bool>" is on the kernel command line.
+ */
+bool hp_cmdline_bool(const char *param, bool *val)
+{
+	struct hp_cmdline_param c = { param, val };
+
+	return hp_cmdline_each(hp_cmdline_bool_one, &c);
+}
+
+static bool hp_cmdline_ulong_one(const char *word, const void *arg)
+{
+	const struct hp_cmdline_param *c = arg;
+	const char *v = hp_cmdline_value(word, c->param);
+
+	return v && !kstrtoul(v, 0, c->val);
+}
+
+/**
+ * hp_cmdline_ulong() - a numeric boot parameter as the command line gives it
+ * @param: parameter name, e.g. "kfence.sample_interval"
+ * @val: set to its value when present (the last one that parses)
+ *
+ * Return: true if "@param=<number>" is on the kernel command line.
+ */
+bool hp_cmdline_ulong(const char *param, unsigned long *val)
+{
+	struct hp_cmdline_param c = { param, val };
+
+	return hp_cmdline_each(hp_cmdline_ulong_one, &c);
+}
+
+static bool hp_cmdline_word_one(const char *word, const void *arg)
+{
+	return !strcmp(word, arg);
+}
+
+/**
+ * hp_cmdline_word() - is @word, exactly, one of the kernel command line's words?
+ * @word: e.g. "arm64.nopauth" or "kasan.fault=panic"
+ */
+bool hp_cmdline_word(const char *word)
+{
+	return hp_cmdline_each(hp_cmdline_word_one, word);
 }
 
 /**
