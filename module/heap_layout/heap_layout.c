@@ -166,17 +166,25 @@ static void hp_kmalloc_random_sites(struct hp_result *r)
 		       HP_HL_SIZE, names[0]);
 }
 
-static bool hp_slab_nomerge_asked(void)
+/* the merge switches on the command line, and whether they keep caches apart */
+struct hp_merge_switches {
+	bool nomerge, merge;
+};
+
+static bool hp_slab_nomerge_asked(struct hp_merge_switches *sw)
 {
-	if (hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge"))
+	sw->nomerge = hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge");
+	sw->merge = hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge");
+	if (sw->nomerge)
 		return true;
-	if (hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge"))
+	if (sw->merge)
 		return false;
 	return !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
 }
 
 static void hp_slab_nomerge_same_geometry(struct hp_result *r)
 {
+	struct hp_merge_switches sw;
 	struct kmem_cache *a, *b;
 
 	a = kmem_cache_create("hp_merge_a", 200, 0, 0, NULL);
@@ -186,7 +194,7 @@ static void hp_slab_nomerge_same_geometry(struct hp_result *r)
 	else if (a == b)
 		hp_set(r, HP_VULNERABLE,
 		       "two caches of 200-byte objects were merged: the second kmem_cache_create() returned the first");
-	else if (!hp_slab_nomerge_asked())
+	else if (!hp_slab_nomerge_asked(&sw))
 		hp_set(r, HP_INCONCLUSIVE,
 		       "two caches of 200-byte objects kept apart although merging is on (slub_debug flags?)");
 	else
@@ -326,30 +334,35 @@ out:
 	kmem_cache_destroy(c);
 }
 
+/* a feature that is its Kconfig option alone: no boot switch */
+static void hp_hl_config_layers(struct hp_layers *l, bool on, const char *sym,
+				const char *built_on, const char *built_off)
+{
+	l->configured = on;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s=%s", sym, on ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "%s", on ? built_on : built_off);
+	hp_layer(l->active, sizeof(l->active), "%s", on ? "always (no boot switch)" : "off");
+}
+
 static void hp_kmalloc_random_layers(struct hp_layers *l)
 {
-	l->configured = IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES);
-	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_RANDOM_KMALLOC_CACHES=%s",
-		 l->configured ? "y" : "n");
-	hp_layer(l->built, sizeof(l->built), "%s", l->configured ?
-		 "kmalloc caches: 16 copies per size, chosen by the caller's address" :
-		 "one kmalloc cache per size");
-	hp_layer(l->active, sizeof(l->active), "%s",
-		 l->configured ? "always (no boot switch)" : "off");
+	hp_hl_config_layers(l, IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES),
+			    "CONFIG_RANDOM_KMALLOC_CACHES",
+			    "kmalloc caches: 16 copies per size, chosen by the caller's address",
+			    "one kmalloc cache per size");
 }
 
 static void hp_slab_nomerge_layers(struct hp_layers *l)
 {
-	bool on = hp_slab_nomerge_asked();
+	struct hp_merge_switches sw;
+	bool on = hp_slab_nomerge_asked(&sw);
 
 	l->configured = on;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 "CONFIG_SLAB_MERGE_DEFAULT=%s%s%s",
 		 IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT) ? "y" : "n",
-		 hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge") ?
-		 ", command line: slab_nomerge" : "",
-		 hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge") ?
-		 ", command line: slab_merge" : "");
+		 sw.nomerge ? ", command line: slab_nomerge" : "",
+		 sw.merge ? ", command line: slab_merge" : "");
 	hp_layer(l->built, sizeof(l->built), "cache merging in mm/slab_common.c (always built)");
 	hp_layer(l->active, sizeof(l->active), "%s",
 		 on ? "caches are not merged" : "caches of the same geometry are merged");
@@ -357,25 +370,17 @@ static void hp_slab_nomerge_layers(struct hp_layers *l)
 
 static void hp_freelist_random_layers(struct hp_layers *l)
 {
-	l->configured = IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM);
-	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_SLAB_FREELIST_RANDOM=%s",
-		 l->configured ? "y" : "n");
-	hp_layer(l->built, sizeof(l->built), "%s", l->configured ?
-		 "a new slab's freelist is shuffled" : "a new slab's freelist is in address order");
-	hp_layer(l->active, sizeof(l->active), "%s",
-		 l->configured ? "always (no boot switch)" : "off");
+	hp_hl_config_layers(l, IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM),
+			    "CONFIG_SLAB_FREELIST_RANDOM", "a new slab's freelist is shuffled",
+			    "a new slab's freelist is in address order");
 }
 
 static void hp_freelist_hardened_layers(struct hp_layers *l)
 {
-	l->configured = IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED);
-	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_SLAB_FREELIST_HARDENED=%s",
-		 l->configured ? "y" : "n");
-	hp_layer(l->built, sizeof(l->built), "%s", l->configured ?
-		 "free pointers stored XOR a per-cache secret and their location" :
-		 "free pointers stored raw");
-	hp_layer(l->active, sizeof(l->active), "%s",
-		 l->configured ? "always (no boot switch)" : "off");
+	hp_hl_config_layers(l, IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED),
+			    "CONFIG_SLAB_FREELIST_HARDENED",
+			    "free pointers stored XOR a per-cache secret and their location",
+			    "free pointers stored raw");
 }
 
 static const struct hp_probe hp_probes_kmalloc_random[] = {
