@@ -26,11 +26,7 @@ CLASSES = {"self": "self-protection", "policy": "policy knobs", "build": "build"
 
 def read_checks(path=CHECKS):
     """[{type, name, reason, arches, observable, cls, desired}] of checks.txt."""
-    try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise Error(f"{path}: {e.strerror}")
+    lines = khc.read_text(path).splitlines()
     out = []
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):

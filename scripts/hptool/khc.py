@@ -21,13 +21,18 @@ ARCHES = ("x86_64", "arm64")
 UNAME = {"aarch64": "arm64"}  # report.json's kernel.arch is uname -m
 
 
-def read_options(path=OPTIONS):
-    """{feature: [(option, arch or None), ...]} in file order."""
+def read_text(path):
+    """The text of a data file; one that cannot be read is an Error naming it."""
     try:
         with open(path) as f:
-            lines = f.read().splitlines()
+            return f.read()
     except OSError as e:
         raise Error(f"{path}: {e.strerror}")
+
+
+def read_options(path=OPTIONS):
+    """{feature: [(option, arch or None), ...]} in file order."""
+    lines = read_text(path).splitlines()
     out = {}
     for n, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].split()
@@ -71,11 +76,7 @@ def kselftest_names(path=HP_USER):
     string literal "policy.<knob>", and the literals given as a line's name (`name =
     "..."`, `hp_line("...", ...)`). Their number must be HP_USER_LINES, the count the
     runner plans for, or the reading is wrong (an Error)."""
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise Error(f"{path}: {e.strerror}")
+    text = read_text(path)
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     m = re.search(r"^#define\s+HP_USER_LINES\s+(\d+)", text, re.M)
     names = []
