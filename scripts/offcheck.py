@@ -5,7 +5,11 @@ config fragment) against the same kernel with them on. The features turned off m
 come out vulnerable, and every other feature exactly as on the base run: a probe that
 changes its verdict when an unrelated switch flips is judging something else.
 
-usage: offcheck.py NAME BASE_DIR VARIANT_DIR FEATURE[,FEATURE...]
+A feature written +feature is turned on by the variant instead (one the reference
+kernel leaves off: a debugging check, a boot switch): vulnerable on the base run,
+protected on the variant. The same pair of kernels, read the other way round.
+
+usage: offcheck.py NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE...]
   BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
 Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature."""
 import json
@@ -34,32 +38,40 @@ def main(argv):
     if len(argv) != 5:
         sys.stderr.write(__doc__)
         return 2
-    name, base_dir, var_dir, off = argv[1], argv[2], argv[3], argv[4].split(",")
+    name, base_dir, var_dir = argv[1], argv[2], argv[3]
+    # feature -> (outcome on the base run, on the variant)
+    want = {}
+    for x in argv[4].split(","):
+        if x.startswith("+"):
+            want[x[1:]] = ("vulnerable", "protected")
+        elif x:
+            want[x] = ("protected", "vulnerable")
     base, err = load(base_dir)
     var, err2 = load(var_dir)
     if base is None or var is None:
         print("check off-%s report: FAIL (%s)" % (name, err or err2))
         return 1
     fails = 0
-    for feat in off:
+    for feat, (was, now) in want.items():
         v = var.get(feat)
         b = base.get(feat)
+        what = "turned off" if now == "vulnerable" else "turned on"
         if v is None or b is None:
             print("check off-%s %s: FAIL (not in both reports)" % (name, feat))
             fails += 1
-        elif b["outcome"] != "protected":
-            print("check off-%s %s: FAIL (base run says %s, not protected: nothing to turn off)"
-                  % (name, feat, b["outcome"]))
+        elif b["outcome"] != was:
+            print("check off-%s %s: FAIL (base run says %s, not %s: nothing to turn %s)"
+                  % (name, feat, b["outcome"], was, what.split()[1]))
             fails += 1
-        elif v["outcome"] != "vulnerable":
-            print("check off-%s %s: FAIL (turned off, yet %s: %s)" %
-                  (name, feat, v["outcome"], brief(v)))
+        elif v["outcome"] != now:
+            print("check off-%s %s: FAIL (%s, yet %s: %s)" %
+                  (name, feat, what, v["outcome"], brief(v)))
             fails += 1
         else:
-            print("check off-%s %s: ok protected -> vulnerable (%s)" % (name, feat, brief(v)))
+            print("check off-%s %s: ok %s -> %s (%s)" % (name, feat, was, now, brief(v)))
     same = changed = 0
     for feat, b in sorted(base.items()):
-        if feat in off:
+        if feat in want:
             continue
         v = var.get(feat)
         if v is None:

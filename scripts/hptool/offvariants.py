@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/off-variants: kernels with features turned off (make offcheck, make check).
 One line each, fields split by "|": name | target | cmdline or config | boot parameters,
-or a config fragment | features turned off (comma-separated)."""
+or a config fragment | features turned off (comma-separated; +feature: turned on)."""
 import os
 
 from . import TOP, Error

@@ -470,6 +470,39 @@ def test_offvariants():
           == ["x86-boot", "init-free"] and "no variant nope" in err, f"{len(got)} variants")
 
 
+def test_offcheck():
+    """offcheck.py: a feature turned off goes protected -> vulnerable, one turned on (+feature)
+    vulnerable -> protected; the wrong direction, and any other feature that changes, fail."""
+    def rep(d, outcomes):
+        os.makedirs(d)
+        with open(os.path.join(d, "report.json"), "w") as f:
+            json.dump({"features": [{"feature": k, "outcome": v, "probes": []} for k, v in outcomes.items()]}, f)
+
+    def run(base, var, feats):
+        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "offcheck.py"), "t", base, var, feats],
+                           capture_output=True, text=True)
+        return p.returncode, p.stdout
+
+    with tempfile.TemporaryDirectory() as d:
+        b, v, w = (os.path.join(d, x) for x in ("b", "v", "w"))
+        rep(b, {"a": "protected", "on": "vulnerable", "x": "protected", "u": "unsupported"})
+        rep(v, {"a": "vulnerable", "on": "protected", "x": "protected", "u": "unsupported"})
+        rep(w, {"a": "vulnerable", "on": "vulnerable", "x": "vulnerable", "u": "unsupported"})
+        rc, out = run(b, v, "a,+on")
+        good = (rc == 0 and "check off-t a: ok protected -> vulnerable" in out
+                and "check off-t on: ok vulnerable -> protected" in out
+                and "others-unchanged: ok (2 features" in out)
+        rc2, out2 = run(b, w, "a,+on")
+        bad = (rc2 == 1 and "check off-t on: FAIL (turned on, yet vulnerable" in out2
+               and "check off-t x: FAIL (unrelated feature changed" in out2)
+        rc3, out3 = run(b, v, "+a,on")
+        wrong = (rc3 == 1 and "check off-t a: FAIL (base run says protected, not vulnerable: nothing to turn on)"
+                 in out3 and "nothing to turn off" in out3)
+    check("offcheck-off-and-on", good and bad and wrong,
+          " / ".join(x.replace("check ", "") for x in (out + out2 + out3).splitlines() if "FAIL" in x or "ok" in x)
+          if not (good and bad and wrong) else "3 runs: off, on, both wrong")
+
+
 def test_say():
     """hptool's progress line is lib.sh's hp_say line."""
     import re
@@ -579,6 +612,7 @@ def main():
     test_kunit_gen()
     test_say()
     test_offvariants()
+    test_offcheck()
     test_targets(rec)
     test_matrix_targets()
     test_qemu(rec)
