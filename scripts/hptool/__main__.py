@@ -119,7 +119,8 @@ def main(argv):
         return objdeps.main(args[0])
     elif cmd == "findings":
         found = findings.findings(open(args[0], errors="replace"),
-                                  findings.intended(args[1]) if len(args) > 1 else ())
+                                  findings.intended(args[1]) if len(args) > 1 else (),
+                                  findings.probe_reports(args[1]) if len(args) > 1 else {})
         print(len(found), found[0] if found else "")
     elif cmd == "status":
         f, t, st, stage, rc, el, reason, log = args[:8]

@@ -4,7 +4,10 @@
 tasks, tasks that exited with preempt_count or irqs disabled, warnings raised by
 hardprobe or by kernel code on its behalf (a [hardprobe] frame, or one of our tasks)
 unless right after a catch a safe probe provokes on purpose (the "reports" its
-declaration gives, in the module's JSON): the same rules as hardprobe_fuzz."""
+declaration gives, in the module's JSON), and BUG reports a probe provokes on purpose
+(KFENCE's "BUG: KFENCE:", SLUB's "BUG <cache> (...): Redzone overwritten") while that
+probe is in flight, between the module's "begin <probe>" and "result <probe>" lines:
+the same rules as hardprobe_fuzz."""
 import json
 import re
 
@@ -25,15 +28,40 @@ def intended(report):
                          for p in f.get("probes", []) if p.get("reports")}))
 
 
-def findings(lines, intended=()):
+def probe_reports(report):
+    """{probe: its "reports"} for every probe of the module's JSON that declares one; {}
+    when it cannot be read (every BUG report counts)."""
+    try:
+        with open(report) as f:
+            data = json.load(f)
+    except (OSError, ValueError, TypeError):
+        return {}
+    return {p["probe"]: p["reports"] for f in data.get("features", [])
+            for p in f.get("probes", []) if p.get("reports") and p.get("probe")}
+
+
+# a BUG report a probe may provoke on purpose (never an oops, a "kernel BUG at" or a leak)
+BUG_REPORT = re.compile(r"^BUG: |^BUG \S+ \(")
+FLIGHT = re.compile(r"^hardprobe: (begin|result) (\S+)")
+
+
+def findings(lines, intended=(), own=None):
     """the finding lines of a kernel log (timestamps removed); a warning right after one
-    of @intended is a probe's catch, not a finding."""
-    prev, found, warn = "", [], None
+    of @intended is a probe's catch, not a finding, and so is a BUG report holding the
+    "reports" (@own: {probe: reports}) of a probe in flight."""
+    prev, found, warn, flight = "", [], None, set()
+    own = own or {}
     for line in lines:
         msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
         if not msg:
             continue
         if msg.startswith(("hardprobe: ", "hardprobe-selftest: ")):
+            m = FLIGHT.match(msg)
+            if m and m.group(1) == "begin":
+                flight.add(m.group(2))
+            elif m:
+                flight.discard(m.group(2))
+        elif BUG_REPORT.search(msg) and any(own.get(p) and own[p] in msg for p in flight):
             pass
         elif BAD.search(msg):
             found.append(msg)

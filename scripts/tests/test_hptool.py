@@ -411,12 +411,28 @@ def test_tally_findings():
              "[    1.100003] ---[ end trace 0000000000000000 ]---"]
     check("findings-catch-intended-by-reports", findings.findings(catch, recorded) == [] and
           findings.findings(catch) == [catch[1][15:]], "no reports: every warning counts")
+    # a BUG report is a probe's catch only while that probe, declaring it, is in flight
+    kf = ["[    5.0] hardprobe: begin kfence.oob_read [7]",
+          "[    5.1] BUG: KFENCE: out-of-bounds read in hp_kf_read+0x5/0x10 [hardprobe]",
+          "[    5.2] hardprobe: result kfence.oob_read protected: ...",
+          "[    5.3] BUG: KFENCE: use-after-free read in foo+0x1/0x2",
+          "[    6.0] hardprobe: begin slab_debug.redzone [8]",
+          "[    6.1] BUG hp_slab (Not tainted): Right Redzone overwritten",
+          "[    6.2] BUG: KASAN: slab-out-of-bounds in bar+0x1/0x2",
+          "[    6.3] Oops: general protection fault, probably for non-canonical address",
+          "[    6.4] hardprobe: result slab_debug.redzone protected: ..."]
+    own = {"kfence.oob_read": "BUG: KFENCE: ", "slab_debug.redzone": "Redzone overwritten"}
+    got_kf = findings.findings(kf, (), own)
+    check("findings-bug-report-in-flight", got_kf == [kf[3][10:], kf[6][10:], kf[7][10:]] and
+          len(findings.findings(kf)) == 5, "; ".join(got_kf))
     with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
         p = os.path.join(d, "report.json")
         with open(p, "w") as f:
-            json.dump({"features": [{"probes": [{"reports": r} for r in recorded]}]}, f)
-        check("findings-intended-from-json", findings.intended(p) == tuple(sorted(recorded)) and
-              findings.intended(os.path.join(d, "none.json")) == ())
+            json.dump({"features": [{"probes": [{"reports": r} for r in recorded] +
+                                     [{"probe": k, "reports": v} for k, v in own.items()]}]}, f)
+        check("findings-intended-from-json", findings.intended(p) == tuple(sorted(set(recorded) | set(own.values())))
+              and findings.intended(os.path.join(d, "none.json")) == () and findings.probe_reports(p) == own
+              and findings.probe_reports(os.path.join(d, "none.json")) == {})
     want = ["WARNING: CPU: 0 PID: 71 at mm/slub.c:1 foo+0x1/0x2",
             "BUG: KASAN: slab-out-of-bounds in bar+0x1/0x2",
             "unreferenced object 0xffff888003f1c000 (size 64):"]

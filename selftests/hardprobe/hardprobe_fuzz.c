@@ -872,10 +872,24 @@ static void report_stuck(pid_t pid)
 static char intended[MAX_INTENDED][LINE];
 static int nr_intended;
 
+/*
+ * A BUG report a probe provokes on purpose (KFENCE's "BUG: KFENCE:", SLUB's
+ * "BUG <cache> (...): Redzone overwritten") is intended only while that
+ * probe, which declares it, is in flight: between the module's "begin
+ * <probe>" and "result <probe>" lines.
+ */
+#define MAX_OWN 128
+#define NAME 64
+static struct {
+	char probe[NAME];
+	char report[LINE];
+} own[MAX_OWN];
+static int nr_own;
+
 static void load_intended(void)
 {
 	static char json[256 * 1024];
-	const char *p, *q, *end;
+	const char *p, *q, *end, *r, *next;
 	ssize_t n = slurp(HP_DIR "/json", json, sizeof(json) - 1, sizeof(json) - 1, false);
 	int i;
 
@@ -896,14 +910,79 @@ static void load_intended(void)
 		if (i == nr_intended && nr_intended < MAX_INTENDED)
 			snprintf(intended[nr_intended++], LINE, "%.*s", (int)(q - p - 1), p + 1);
 	}
-	printf("# intended reports (the probes' own \"reports\" in json): %d\n", nr_intended);
+	/* each probe's own: its "reports", before the next probe's "probe" */
+	for (p = json; (p = hp_json_value(p, end, "\"probe\"")) && *p == '"'; p = next) {
+		next = hp_json_value(p, end, "\"probe\"") ?: end;
+		r = hp_json_value(p, next, "\"reports\"");
+		q = memchr(p + 1, '"', end - p - 1);
+		if (!q || !r || *r != '"' || r[1] == '"' || q - p - 1 >= NAME ||
+		    nr_own == MAX_OWN)
+			continue;
+		snprintf(own[nr_own].probe, NAME, "%.*s", (int)(q - p - 1), p + 1);
+		q = memchr(r + 1, '"', end - r - 1);
+		if (q && q - r - 1 < LINE)
+			snprintf(own[nr_own++].report, LINE, "%.*s", (int)(q - r - 1), r + 1);
+	}
+	printf("# intended reports (the probes' own \"reports\" in json): %d, of %d probes\n",
+	       nr_intended, nr_own);
 }
 
+/* probes in flight while the log is read: "begin <probe>" up to "result <probe>" */
+#define MAX_FLIGHT 16
 static struct scan_state {
 	char prev[LINE], warn[LINE], first[LINE];
+	char flight[MAX_FLIGHT][NAME];
 	bool in_warn, intended;
 	long n;
 } sc;
+
+/* Follow the module's "hardprobe: begin|result <probe> ..." lines. */
+static void track_flight(const char *msg)
+{
+	bool begin = !strncmp(msg, "hardprobe: begin ", 17);
+	const char *name;
+	size_t len;
+	int i, slot = -1;
+
+	if (!begin && strncmp(msg, "hardprobe: result ", 18))
+		return;
+	name = msg + (begin ? 17 : 18);
+	len = strcspn(name, " ");
+	if (!len || len >= NAME)
+		return;
+	for (i = 0; i < MAX_FLIGHT; i++) {
+		if (strlen(sc.flight[i]) == len && !strncmp(sc.flight[i], name, len)) {
+			if (!begin)
+				sc.flight[i][0] = '\0';
+			return;
+		}
+		if (slot < 0 && !sc.flight[i][0])
+			slot = i;
+	}
+	if (begin && slot >= 0)
+		snprintf(sc.flight[slot], NAME, "%.*s", (int)len, name);
+}
+
+/* A BUG report of @msg that a probe in flight declares as its own. */
+static bool bug_in_flight(const char *msg)
+{
+	int i, j;
+
+	for (i = 0; i < MAX_FLIGHT; i++)
+		for (j = 0; sc.flight[i][0] && j < nr_own; j++)
+			if (!strcmp(own[j].probe, sc.flight[i]) && strstr(msg, own[j].report))
+				return true;
+	return false;
+}
+
+/* SLUB: "BUG kmalloc-64 (Tainted: ...): Poison overwritten" */
+static bool slub_bug(const char *msg)
+{
+	const char *c = strchr(msg, ' ');
+
+	return !strncmp(msg, "BUG ", 4) && c && strchr(c + 1, ' ') &&
+	       !strncmp(strchr(c + 1, ' '), " (", 2);
+}
 
 static void finding(const char *msg)
 {
@@ -919,21 +998,21 @@ static bool is_finding(const char *msg, const void *arg)
 		"exited with irqs disabled", NULL,
 	};
 	long before = sc.n;
-	const char *c;
 	int i;
 
 	(void)arg;
-	if (!strncmp(msg, "hardprobe: ", 11) || !strncmp(msg, "hardprobe-selftest: ", 20))
+	if (!strncmp(msg, "hardprobe: ", 11) || !strncmp(msg, "hardprobe-selftest: ", 20)) {
+		track_flight(msg);
 		goto out;	/* the module's and our own lines quote, never report */
+	}
+	if ((!strncmp(msg, "BUG: ", 5) || slub_bug(msg)) && bug_in_flight(msg))
+		goto out;	/* a probe's own catch, declared, while it runs */
 	for (i = 0; bad[i]; i++)
 		if (strstr(msg, bad[i])) {
 			finding(msg);
 			goto out;
 		}
-	/* SLUB: "BUG kmalloc-64 (Tainted: ...): Poison overwritten" */
-	c = strchr(msg, ' ');
-	if (!strncmp(msg, "BUG ", 4) && c && strchr(c + 1, ' ') &&
-	    !strncmp(strchr(c + 1, ' '), " (", 2)) {
+	if (slub_bug(msg)) {
 		finding(msg);
 		goto out;
 	}
