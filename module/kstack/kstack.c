@@ -280,7 +280,7 @@ static void hp_kstack_layers(struct hp_layers *l)
 static const char *hp_erase_unavailable(void)
 {
 	if (!IS_ENABLED(CONFIG_CC_IS_GCC))
-		return "6.12 erases the stack only with the GCC plugin";
+		return HP_KVER_STR " erases the stack only with the GCC plugin";
 	return NULL;
 }
 

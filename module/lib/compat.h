@@ -159,6 +159,15 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #else
 #define HP_SYM_INTEGER_WRAP	"CONFIG_UBSAN_SIGNED_WRAP"
 #endif
+/* the kernel the module is built for, as evidence texts name it: "6.1", "6.12" */
+#define HP_KVER_STR		__stringify(LINUX_VERSION_MAJOR) "." \
+				__stringify(LINUX_VERSION_PATCHLEVEL)
+/* what the signed-wrap sanitizer's option is on this kernel */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define HP_WRAP_NOTE		HP_KVER_STR ": depends on BROKEN"
+#else
+#define HP_WRAP_NOTE		"not in " HP_KVER_STR ": added in 6.9"
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
 #define HP_SYM_KSTACK_ERASE	"CONFIG_KSTACK_ERASE"
 #else

@@ -349,7 +349,7 @@ static void hp_unsigned_overflow_kernel_flags(struct hp_result *r)
 		false, first,
 	};
 
-	hp_ovf_judge(r, &pb, "kernel flags: no 6.12 option adds the sanitizer", NULL);
+	hp_ovf_judge(r, &pb, "kernel flags: no " HP_KVER_STR " option adds the sanitizer", NULL);
 }
 
 static void hp_unsigned_overflow_sanitizer(struct hp_result *r)
@@ -375,7 +375,7 @@ static void hp_truncation_kernel_flags(struct hp_result *r)
 		false, first,
 	};
 
-	hp_ovf_judge(r, &pb, "kernel flags: no 6.12 option adds the sanitizer", NULL);
+	hp_ovf_judge(r, &pb, "kernel flags: no " HP_KVER_STR " option adds the sanitizer", NULL);
 }
 
 static void hp_truncation_sanitizer(struct hp_result *r)
@@ -491,7 +491,7 @@ static void hp_ovf_signed_layers(struct hp_layers *l)
 	l->configured = HP_CONFIG_INTEGER_WRAP;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 HP_SYM_INTEGER_WRAP
-		 "=%s (6.12: depends on BROKEN), CONFIG_UBSAN=%s, CONFIG_UBSAN_TRAP=%s",
+		 "=%s (" HP_WRAP_NOTE "), CONFIG_UBSAN=%s, CONFIG_UBSAN_TRAP=%s",
 		 l->configured ? "y" : "n", IS_ENABLED(CONFIG_UBSAN) ? "y" : "n",
 		 IS_ENABLED(CONFIG_UBSAN_TRAP) ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built), "kernel flags: %s%s%s; %s (%s)",
@@ -511,7 +511,7 @@ static void hp_ovf_clang_layers(struct hp_layers *l, const char *flag, bool buil
 {
 	l->configured = false;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "no 6.12 option adds %s (Clang only)", flag);
+		 "no " HP_KVER_STR " option adds %s (Clang only)", flag);
 	hp_layer(l->built, sizeof(l->built), "%s %s by %s%s", flag,
 		 accepted ? "accepted" : "rejected", hp_ovf_cc(),
 		 built ? "; sanitized object built" :
@@ -530,7 +530,8 @@ static void hp_ovf_trunc_layers(struct hp_layers *l)
 	hp_ovf_clang_layers(l, "-fsanitize=implicit-conversion",
 			    HP_OVF_TRUNC_BUILT, HP_OVF_TRUNC_CC);
 	hp_layer(l->active, sizeof(l->active), "%s",
-		 "reports by the module's own handler: lib/ubsan.c in 6.12 has no __ubsan_handle_implicit_conversion");
+		 "reports by the module's own handler: lib/ubsan.c in " HP_KVER_STR
+		 " has no __ubsan_handle_implicit_conversion");
 }
 
 static void hp_ovf_helpers_layers(struct hp_layers *l)
