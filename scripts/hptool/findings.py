@@ -6,8 +6,9 @@ hardprobe or by kernel code on its behalf (a [hardprobe] frame, or one of our ta
 unless right after a catch a safe probe provokes on purpose (the "reports" its
 declaration gives, in the module's JSON), and BUG reports a probe provokes on purpose
 (KFENCE's "BUG: KFENCE:", SLUB's "BUG <cache> (...): Redzone overwritten") while that
-probe is in flight, between the module's "begin <probe>" and "result <probe>" lines:
-the same rules as hardprobe_fuzz."""
+probe is in flight, between the module's "begin <probe>" line and its "end <probe>"
+(safe) or "result <probe>" (fatal) line; the module runs one probe at a time: the same
+rules as hardprobe_fuzz."""
 import json
 import re
 
@@ -42,14 +43,14 @@ def probe_reports(report):
 
 # a BUG report a probe may provoke on purpose (never an oops, a "kernel BUG at" or a leak)
 BUG_REPORT = re.compile(r"^BUG: |^BUG \S+ \(")
-FLIGHT = re.compile(r"^hardprobe: (begin|result) (\S+)")
+FLIGHT = re.compile(r"^hardprobe: (begin|end|result) (\S+)")
 
 
 def findings(lines, intended=(), own=None):
     """the finding lines of a kernel log (timestamps removed); a warning right after one
     of @intended is a probe's catch, not a finding, and so is a BUG report holding the
     "reports" (@own: {probe: reports}) of a probe in flight."""
-    prev, found, warn, flight = "", [], None, set()
+    prev, found, warn, flight = "", [], None, None
     own = own or {}
     for line in lines:
         msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
@@ -58,10 +59,10 @@ def findings(lines, intended=(), own=None):
         if msg.startswith(("hardprobe: ", "hardprobe-selftest: ")):
             m = FLIGHT.match(msg)
             if m and m.group(1) == "begin":
-                flight.add(m.group(2))
-            elif m:
-                flight.discard(m.group(2))
-        elif BUG_REPORT.search(msg) and any(own.get(p) and own[p] in msg for p in flight):
+                flight = m.group(2)
+            elif m and m.group(2) == flight:
+                flight = None
+        elif BUG_REPORT.search(msg) and flight and own.get(flight) and own[flight] in msg:
             pass
         elif BAD.search(msg):
             found.append(msg)

@@ -414,7 +414,7 @@ def test_tally_findings():
     # a BUG report is a probe's catch only while that probe, declaring it, is in flight
     kf = ["[    5.0] hardprobe: begin kfence.oob_read [7]",
           "[    5.1] BUG: KFENCE: out-of-bounds read in hp_kf_read+0x5/0x10 [hardprobe]",
-          "[    5.2] hardprobe: result kfence.oob_read protected: ...",
+          "[    5.2] hardprobe: end kfence.oob_read",
           "[    5.3] BUG: KFENCE: use-after-free read in foo+0x1/0x2",
           "[    6.0] hardprobe: begin slab_debug.redzone [8]",
           "[    6.1] BUG hp_slab (Not tainted): Right Redzone overwritten",

@@ -165,6 +165,7 @@ def main():
         rc, out = run(document(bad))
         check("kselftest-rules-incomplete-record-fails", rc == 1 and "record 4" in out, out)
         verdict_tests(stage, tmp)
+        findings_tests(stage, tmp)
         user_tests(stage, tmp)
     finally:
         shutil.rmtree(tmp)
@@ -198,6 +199,63 @@ def verdict_tests(stage, tmp):
             bad.append(f"{word}/{conf}: {line!r} rc={r.returncode}, rule {rule['ktap']}")
     check("kselftest-verdict-follows-rules", not bad and len(RULES) > 0,
           "; ".join(bad[:3]) or f"{len(RULES)} records")
+
+
+FINDINGS_DRIVER = r"""
+#define main hp_fuzz_main
+#include "hardprobe_fuzz.c"
+#undef main
+/* argv[1]: the module's JSON; stdin: kernel log messages, one a line; prints the findings */
+int main(int argc, char **argv)
+{
+	static char json[256 * 1024], line[LINE];
+	FILE *f = fopen(argv[1], "r");
+	size_t n;
+
+	if (!f)
+		return 2;
+	n = fread(json, 1, sizeof(json) - 1, f);
+	json[n] = '\0';
+	parse_intended(json, n);
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (is_finding(line, NULL))
+			printf("finding: %s\n", line);
+	}
+	printf("%ld\n", sc.n);
+	return 0;
+}
+"""
+
+
+def findings_tests(stage, tmp):
+    """hardprobe_fuzz's log rule: a BUG report a probe declares is its catch only while that
+    probe is in flight (begin .. end or result); every probe of the JSON is read (each
+    "probe" key, none skipped)."""
+    exe = build(stage, tmp, "findings_driver", FINDINGS_DRIVER)
+    if not exe:
+        return
+    probes = [{"probe": "a.one", "reports": ""}, {"probe": "kfence.oob_read", "reports": "BUG: KFENCE: "},
+              {"probe": "b.two", "reports": "UBSAN:"},
+              {"probe": "slab_debug.redzone", "reports": "Redzone overwritten"}]
+    js = os.path.join(tmp, "findings.json")
+    with open(js, "w") as f:
+        json.dump({"features": [{"feature": "x", "probes": probes}]}, f, indent=1)
+    log = ["hardprobe: begin kfence.oob_read",
+           "BUG: KFENCE: out-of-bounds read in hp_kf_read+0x5/0x10 [hardprobe]",
+           "hardprobe: end kfence.oob_read",
+           "BUG: KFENCE: use-after-free read in foo+0x1/0x2",
+           "hardprobe: begin slab_debug.redzone",
+           "BUG hp_slab (Not tainted): Right Redzone overwritten",
+           "BUG: KFENCE: out-of-bounds read in bar+0x1/0x2",
+           "Oops: general protection fault",
+           "hardprobe: result slab_debug.redzone protected: x",
+           "BUG hp_slab (Not tainted): Right Redzone overwritten"]
+    r = subprocess.run([exe, js], input="\n".join(log) + "\n", capture_output=True, text=True)
+    got = [ln[9:] for ln in r.stdout.splitlines() if ln.startswith("finding: ")]
+    want = [log[3], log[6], log[7], log[9]]
+    check("kselftest-fuzz-bug-report-in-flight", got == want and ", of 3 probes" in r.stdout,
+          f"{len(got)} findings: {'; '.join(got)}" if got != want else "4 of 10 lines, 2 declared BUG reports excused")
 
 
 def user_tests(stage, tmp):

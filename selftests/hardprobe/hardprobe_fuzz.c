@@ -876,7 +876,8 @@ static int nr_intended;
  * A BUG report a probe provokes on purpose (KFENCE's "BUG: KFENCE:", SLUB's
  * "BUG <cache> (...): Redzone overwritten") is intended only while that
  * probe, which declares it, is in flight: between the module's "begin
- * <probe>" and "result <probe>" lines.
+ * <probe>" line and its "end <probe>" (safe) or "result <probe>" (fatal)
+ * line. The module runs one probe at a time (hp_lock), so one is in flight.
  */
 #define MAX_OWN 128
 #define NAME 64
@@ -886,19 +887,12 @@ static struct {
 } own[MAX_OWN];
 static int nr_own;
 
-static void load_intended(void)
+/* The reports of the module's JSON document in @json (@n bytes, NUL-terminated). */
+static void parse_intended(const char *json, size_t n)
 {
-	static char json[256 * 1024];
-	const char *p, *q, *end, *r, *next;
-	ssize_t n = slurp(HP_DIR "/json", json, sizeof(json) - 1, sizeof(json) - 1, false);
+	const char *p, *q, *end = json + n, *r, *next;
 	int i;
 
-	if (n <= 0) {
-		printf("# intended reports: cannot read %s/json: every warning counts\n", HP_DIR);
-		return;
-	}
-	json[n] = '\0';
-	end = json + n;
 	for (p = json; (p = hp_json_value(p, end, "\"reports\"")) && *p == '"'; p = q) {
 		q = memchr(p + 1, '"', end - p - 1);
 		if (!q || q == p + 1 || q - p - 1 >= LINE)
@@ -911,9 +905,9 @@ static void load_intended(void)
 			snprintf(intended[nr_intended++], LINE, "%.*s", (int)(q - p - 1), p + 1);
 	}
 	/* each probe's own: its "reports", before the next probe's "probe" */
-	for (p = json; (p = hp_json_value(p, end, "\"probe\"")) && *p == '"'; p = next) {
-		next = hp_json_value(p, end, "\"probe\"") ?: end;
-		r = hp_json_value(p, next, "\"reports\"");
+	for (p = hp_json_value(json, end, "\"probe\""); p && *p == '"'; p = next) {
+		next = hp_json_value(p, end, "\"probe\"");
+		r = hp_json_value(p, next ?: end, "\"reports\"");
 		q = memchr(p + 1, '"', end - p - 1);
 		if (!q || !r || *r != '"' || r[1] == '"' || q - p - 1 >= NAME ||
 		    nr_own == MAX_OWN)
@@ -927,51 +921,61 @@ static void load_intended(void)
 	       nr_intended, nr_own);
 }
 
-/* probes in flight while the log is read: "begin <probe>" up to "result <probe>" */
-#define MAX_FLIGHT 16
+static void load_intended(void)
+{
+	static char json[256 * 1024];
+	ssize_t n = slurp(HP_DIR "/json", json, sizeof(json) - 1, sizeof(json) - 1, false);
+
+	if (n <= 0) {
+		printf("# intended reports: cannot read %s/json: every warning counts\n", HP_DIR);
+		return;
+	}
+	json[n] = '\0';
+	parse_intended(json, n);
+}
+
 static struct scan_state {
 	char prev[LINE], warn[LINE], first[LINE];
-	char flight[MAX_FLIGHT][NAME];
+	char flight[NAME];	/* the probe in flight, "" if none */
 	bool in_warn, intended;
 	long n;
 } sc;
 
-/* Follow the module's "hardprobe: begin|result <probe> ..." lines. */
+/* Follow the module's "hardprobe: begin|end|result <probe> ..." lines. */
 static void track_flight(const char *msg)
 {
-	bool begin = !strncmp(msg, "hardprobe: begin ", 17);
+	bool begin = false;
 	const char *name;
 	size_t len;
-	int i, slot = -1;
 
-	if (!begin && strncmp(msg, "hardprobe: result ", 18))
+	msg += 11;	/* "hardprobe: " */
+	if (!strncmp(msg, "begin ", 6)) {
+		begin = true;
+		name = msg + 6;
+	} else if (!strncmp(msg, "end ", 4)) {
+		name = msg + 4;
+	} else if (!strncmp(msg, "result ", 7)) {
+		name = msg + 7;
+	} else {
 		return;
-	name = msg + (begin ? 17 : 18);
+	}
 	len = strcspn(name, " ");
 	if (!len || len >= NAME)
 		return;
-	for (i = 0; i < MAX_FLIGHT; i++) {
-		if (strlen(sc.flight[i]) == len && !strncmp(sc.flight[i], name, len)) {
-			if (!begin)
-				sc.flight[i][0] = '\0';
-			return;
-		}
-		if (slot < 0 && !sc.flight[i][0])
-			slot = i;
-	}
-	if (begin && slot >= 0)
-		snprintf(sc.flight[slot], NAME, "%.*s", (int)len, name);
+	if (begin)
+		snprintf(sc.flight, NAME, "%.*s", (int)len, name);
+	else if (strlen(sc.flight) == len && !strncmp(sc.flight, name, len))
+		sc.flight[0] = '\0';
 }
 
-/* A BUG report of @msg that a probe in flight declares as its own. */
+/* A BUG report of @msg that the probe in flight declares as its own. */
 static bool bug_in_flight(const char *msg)
 {
-	int i, j;
+	int j;
 
-	for (i = 0; i < MAX_FLIGHT; i++)
-		for (j = 0; sc.flight[i][0] && j < nr_own; j++)
-			if (!strcmp(own[j].probe, sc.flight[i]) && strstr(msg, own[j].report))
-				return true;
+	for (j = 0; sc.flight[0] && j < nr_own; j++)
+		if (!strcmp(own[j].probe, sc.flight) && strstr(msg, own[j].report))
+			return true;
 	return false;
 }
 
