@@ -5,7 +5,9 @@
 # targets on 6.12 and 6.1 and against Debian's 6.1 and 6.12 headers, then x86_64-gcc
 # (6.12 and 6.1), arm64-clang and Debian's 6.1 and 6.12 kernels booted (KUnit, the
 # kselftests incl. the fuzz run, the report judged), LKDTM agreement on x86_64-gcc and
-# arm64-clang, a debugfs=off boot (autorun KTAP in the log), and the kernel-tree drop-in
+# arm64-clang, the variants of scripts/off-variants named in CHECK_VARIANTS (features
+# turned off and on: x86-boot, x86-checks, slab-debug, nomerge, kfence), a debugfs=off boot
+# (autorun KTAP in the log), and the kernel-tree drop-in
 # (kunit.py run, kselftest build/run_tests, kselftest-merge).
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
@@ -108,15 +110,21 @@ for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12; do
 	done
 done
 
-# features turned off at boot must come out vulnerable, and nothing else may change
-# (the x86-boot line of scripts/off-variants, against the x86_64-gcc run above)
-IFS=$'\t' read -r _ _ _ offcmd offfeats <<<"$(hp_tool off-variants x86-boot)"
-hp_say off x86_64-gcc "boot with $offcmd"
-O=$HP_TOP/results/off/x86-boot
-mkdir -p "$O"
-CMDLINE="$offcmd" RESULTS=$O "$HP_TOP/scripts/run.sh" x86_64-gcc >"$O.run.log" 2>&1
-python3 "$HP_TOP/scripts/offcheck.py" x86-boot "$HP_TOP/results/x86_64-gcc" "$O/x86_64-gcc" \
-	"$offfeats" | record
+# features turned off must come out vulnerable, features turned on (+feature) protected, and
+# nothing else may change: the variants of scripts/off-variants named here, each against the
+# x86_64-gcc run above (x86-checks is a kernel build of its own: cached like the others)
+for v in ${CHECK_VARIANTS:-x86-boot x86-checks slab-debug nomerge kfence}; do
+	IFS=$'\t' read -r _ vt kind value feats <<<"$(hp_tool off-variants "$v")"
+	hp_say off "$vt" "$v: $kind $value"
+	O=$HP_TOP/results/off/$v
+	mkdir -p "$O"
+	if [ "$kind" = cmdline ]; then
+		CMDLINE="$value" RESULTS=$O "$HP_TOP/scripts/run.sh" "$vt" >"$O.run.log" 2>&1
+	else
+		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$vt" >"$O.run.log" 2>&1
+	fi || tail -n 5 "$O.run.log" >&2
+	python3 "$HP_TOP/scripts/offcheck.py" "$v" "$HP_TOP/results/$vt" "$O/$vt" "$feats" | record
+done
 
 # KASLR across boots: the kernel's text must move between four one-probe guests
 hp_say kaslr x86_64-gcc "kaslr.text alone, four boots"
