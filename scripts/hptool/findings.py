@@ -11,6 +11,8 @@ import re
 BAD = re.compile(r"Oops|BUG:|kernel BUG at|general protection fault|unreferenced object|"
                  r"INFO: task|exited with preempt_count|exited with irqs disabled|"
                  r"^BUG \S+ \(|^WARNING: (?!CPU:)")
+# SLUB's report headline: "BUG <cache> (Tainted: ...): <what>"
+SLUB = re.compile(r"^BUG \S+ \(")
 
 
 def intended(report):
@@ -27,18 +29,22 @@ def intended(report):
 
 def findings(lines, intended=()):
     """the finding lines of a kernel log (timestamps removed); a warning right after one
-    of @intended is a probe's catch, not a finding."""
-    prev, found, warn = "", [], None
+    of @intended is a probe's catch, not a finding. So is SLUB's report whose headline
+    ("BUG <cache> (...)") holds one of @intended, and the warning inside it (object_err()
+    warns from 6.12 on), up to its end trace or SLUB's "FIX <cache>:" line."""
+    prev, found, warn, slub = "", [], None, False
     for line in lines:
         msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
         if not msg:
             continue
         if msg.startswith(("hardprobe: ", "hardprobe-selftest: ")):
             pass
+        elif SLUB.search(msg) and any(t in msg for t in intended):
+            slub = True
         elif BAD.search(msg):
             found.append(msg)
         elif msg.startswith("WARNING: CPU:"):
-            warn = None if any(t in prev for t in intended) else msg
+            warn = None if slub or any(t in prev for t in intended) else msg
             if warn and "[hardprobe]" in msg:
                 found.append(warn)
                 warn = None
@@ -47,5 +53,8 @@ def findings(lines, intended=()):
             warn = None
         elif "---[ end trace" in msg:
             warn = None
+            slub = False
+        elif msg.startswith("FIX "):
+            slub = False
         prev = msg
     return found

@@ -411,6 +411,25 @@ def test_tally_findings():
              "[    1.100003] ---[ end trace 0000000000000000 ]---"]
     check("findings-catch-intended-by-reports", findings.findings(catch, recorded) == [] and
           findings.findings(catch) == [catch[1][15:]], "no reports: every warning counts")
+    # SLUB's report on a probe's own cache (slab_debug: "BUG hp_slab_debug..."), with the
+    # warning object_err() raises inside it from 6.12 on: intended; the same on another
+    # cache, or a warning after SLUB's "FIX" line ends the report: findings
+    slub = ["[    5.000000] [Right Redzone overwritten] 0x0000000012345678-0x0000000012345678 "
+            "@offset=92. First byte 0x33 instead of 0xcc",
+            "[    5.000001] BUG hp_slab_debug_rz (Tainted: G    B      O      ): Object corrupt",
+            "[    5.000002] ------------[ cut here ]------------",
+            "[    5.000003] WARNING: CPU: 0 PID: 70 at mm/slub.c:1127 object_err+0x40/0x50",
+            "[    5.000004] CPU: 0 UID: 0 PID: 70 Comm: hardprobe_test Tainted: G    B   W  O",
+            "[    5.000005]  hp_sd_write_check+0x5c/0xe0 [hardprobe]",
+            "[    5.000006] ---[ end trace 0000000000000000 ]---",
+            "[    5.000007] FIX hp_slab_debug_rz: Restoring Right Redzone 0x0-0x0=0xcc"]
+    other = [line.replace("hp_slab_debug_rz", "kmalloc-64") for line in slub]
+    late = [line for line in slub if "WARNING" not in line] + [slub[3], slub[4]]
+    mine = ("BUG hp_slab_debug",)
+    check("findings-slub-report-intended", findings.findings(slub, mine) == [] and
+          findings.findings(other, mine) == [other[1][15:], other[3][15:]] and
+          findings.findings(late, mine) == [slub[3][15:]],
+          repr(findings.findings(other, mine)))
     with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
         p = os.path.join(d, "report.json")
         with open(p, "w") as f:

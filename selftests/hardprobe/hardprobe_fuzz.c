@@ -901,9 +901,20 @@ static void load_intended(void)
 
 static struct scan_state {
 	char prev[LINE], warn[LINE], first[LINE];
-	bool in_warn, intended;
+	bool in_warn, intended, in_slub;
 	long n;
 } sc;
+
+/* one of the intended reports in @msg */
+static bool is_intended(const char *msg)
+{
+	int i;
+
+	for (i = 0; i < nr_intended; i++)
+		if (strstr(msg, intended[i]))
+			return true;
+	return false;
+}
 
 static void finding(const char *msg)
 {
@@ -930,11 +941,19 @@ static bool is_finding(const char *msg, const void *arg)
 			finding(msg);
 			goto out;
 		}
-	/* SLUB: "BUG kmalloc-64 (Tainted: ...): Poison overwritten" */
+	/*
+	 * SLUB: "BUG kmalloc-64 (Tainted: ...): Poison overwritten"; one whose
+	 * headline holds an intended report is a probe's catch, and so is the
+	 * warning inside it (object_err() warns from 6.12 on), up to its end
+	 * trace or SLUB's "FIX <cache>:" line
+	 */
 	c = strchr(msg, ' ');
 	if (!strncmp(msg, "BUG ", 4) && c && strchr(c + 1, ' ') &&
 	    !strncmp(strchr(c + 1, ' '), " (", 2)) {
-		finding(msg);
+		if (is_intended(msg))
+			sc.in_slub = true;
+		else
+			finding(msg);
 		goto out;
 	}
 	/* lockdep and RCU: "WARNING: possible ...", "WARNING: inconsistent lock state" */
@@ -943,9 +962,7 @@ static bool is_finding(const char *msg, const void *arg)
 		goto out;
 	}
 	if (!strncmp(msg, "WARNING: CPU:", 13)) {
-		sc.intended = false;
-		for (i = 0; i < nr_intended; i++)
-			sc.intended |= !!strstr(sc.prev, intended[i]);
+		sc.intended = sc.in_slub || is_intended(sc.prev);
 		snprintf(sc.warn, sizeof(sc.warn), "%s", msg);
 		sc.in_warn = !sc.intended;
 		if (sc.in_warn && strstr(msg, "[hardprobe]")) {
@@ -957,6 +974,9 @@ static bool is_finding(const char *msg, const void *arg)
 		sc.in_warn = false;
 	} else if (strstr(msg, "---[ end trace")) {
 		sc.in_warn = false;
+		sc.in_slub = false;
+	} else if (!strncmp(msg, "FIX ", 4)) {
+		sc.in_slub = false;
 	}
 out:
 	snprintf(sc.prev, sizeof(sc.prev), "%s", msg);
