@@ -70,6 +70,9 @@ static const char *hp_kunit_switch_off(const char *feature)
 		return "KFENCE off (no kfence.sample_interval in sysfs, or it reads 0)";
 	if (!strcmp(feature, "slab_debug") && !IS_ENABLED(CONFIG_SLUB_DEBUG))
 		return "CONFIG_SLUB_DEBUG=n";
+	if (!strcmp(feature, "static_usermodehelper") &&
+	    !IS_ENABLED(CONFIG_STATIC_USERMODEHELPER))
+		return "CONFIG_STATIC_USERMODEHELPER=n";
 	/* slub_debug's flags keep caches apart too: that is not slab_nomerge's work */
 	if (!strcmp(feature, "slab_nomerge") && !hp_kunit_nomerge())
 		return "merging on (CONFIG_SLAB_MERGE_DEFAULT=y or slab_merge, no slab_nomerge)";

@@ -200,3 +200,6 @@ HP_REGISTRY(fallthrough, layout, "build and layout",
 HP_REGISTRY(stack_clash, layout, "stack",
 	    "Stack clash protection",
 	    "-fstack-clash-protection")
+HP_REGISTRY(static_usermodehelper, umh, "attack surface",
+	    "Static usermode helper",
+	    "CONFIG_STATIC_USERMODEHELPER")
