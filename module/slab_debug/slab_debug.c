@@ -29,6 +29,7 @@
  * checkers do not count it. The object file is not KASAN-instrumented: only
  * SLUB may see the writes.
  */
+#include <linux/atomic.h>
 #include <linux/ctype.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
@@ -377,8 +378,8 @@ out:
 
 static void hp_slab_debug_layers(struct hp_layers *l)
 {
-	const char *cache = HP_SD_CACHE "_flags";
-	char word[64], flags[96];
+	static atomic_t seq = ATOMIC_INIT(0);
+	char word[64], flags[96], cache[48];
 	struct hp_sd_flags fl;
 	struct kmem_cache *c;
 	unsigned int asked = hp_sd_asked(word, sizeof(word));
@@ -396,6 +397,8 @@ static void hp_slab_debug_layers(struct hp_layers *l)
 	hp_layer(l->built, sizeof(l->built), "%s",
 		 IS_ENABLED(CONFIG_SLUB_DEBUG) ? "SLUB's debugging code (CONFIG_SLUB_DEBUG=y)" :
 		 "no SLUB debugging code (CONFIG_SLUB_DEBUG=n)");
+	/* layers are read without the probe lock: a name of its own per call */
+	snprintf(cache, sizeof(cache), HP_SD_CACHE "_flags_%d", atomic_inc_return(&seq));
 	c = kmem_cache_create(cache, HP_SD_SIZE, HP_SD_ALIGN, HP_SLAB_NO_MERGE, NULL);
 	if (!c) {
 		hp_layer(l->active, sizeof(l->active), "cannot create a cache to look at");
