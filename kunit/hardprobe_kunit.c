@@ -36,6 +36,16 @@ static const void *hp_kunit_next(const char *feature, const void *prev,
 	return p;
 }
 
+/* slab_nomerge's switch, as mm/slab_common.c reads the command line */
+static bool hp_kunit_nomerge(void)
+{
+	if (hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge"))
+		return true;
+	if (hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge"))
+		return false;
+	return !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
+}
+
 /*
  * A feature's own switch, where a module can read it. With the switch off
  * a catch is another mechanism's work: the probe must not say protected.
@@ -58,6 +68,14 @@ static const char *hp_kunit_switch_off(const char *feature)
 	if (!strcmp(feature, "kfence") &&
 	    (hp_setting("/sys/module/kfence/parameters/sample_interval", &ms) || !ms))
 		return "KFENCE off (no kfence.sample_interval in sysfs, or it reads 0)";
+	if (!strcmp(feature, "slab_debug") && !IS_ENABLED(CONFIG_SLUB_DEBUG))
+		return "CONFIG_SLUB_DEBUG=n";
+	if (!strcmp(feature, "static_usermodehelper") &&
+	    !IS_ENABLED(CONFIG_STATIC_USERMODEHELPER))
+		return "CONFIG_STATIC_USERMODEHELPER=n";
+	/* slub_debug's flags keep caches apart too: that is not slab_nomerge's work */
+	if (!strcmp(feature, "slab_nomerge") && !hp_kunit_nomerge())
+		return "merging on (CONFIG_SLAB_MERGE_DEFAULT=y or slab_merge, no slab_nomerge)";
 	return NULL;
 }
 

@@ -125,6 +125,9 @@ HP_REGISTRY(freelist_hardened, heap_layout, "heap and object integrity",
 HP_REGISTRY(kfence, kfence, "heap and object integrity",
 	    "KFENCE (sampled heap error detection)",
 	    "CONFIG_KFENCE")
+HP_REGISTRY(slab_debug, slab_debug, "heap and object integrity",
+	    "SLUB red zones and poisoning",
+	    "slub_debug (CONFIG_SLUB_DEBUG=y, slub_debug= or CONFIG_SLUB_DEBUG_ON)")
 HP_REGISTRY(spectre_v1, speculation, "speculation",
 	    "Spectre v1 (bounds-check bypass)",
 	    HP_SYM_SPECTRE_V1)
@@ -197,3 +200,6 @@ HP_REGISTRY(fallthrough, layout, "build and layout",
 HP_REGISTRY(stack_clash, layout, "stack",
 	    "Stack clash protection",
 	    "-fstack-clash-protection")
+HP_REGISTRY(static_usermodehelper, umh, "attack surface",
+	    "Static usermode helper",
+	    "CONFIG_STATIC_USERMODEHELPER")

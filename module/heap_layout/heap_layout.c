@@ -12,7 +12,10 @@
  *
  * slab_nomerge (the slab_nomerge boot switch, or !CONFIG_SLAB_MERGE_DEFAULT):
  * two caches of the same geometry are kept apart; merged, the second
- * kmem_cache_create() returns the first.
+ * kmem_cache_create() returns the first. slub_debug's flags (red zones,
+ * poisoning, ...) forbid merging too (SLAB_NEVER_MERGE): the probe's caches
+ * are created without them (SLAB_NO_USER_FLAGS), and caches that have them
+ * anyway (their sysfs files say so) are not slab_nomerge's work.
  *
  * freelist_random (CONFIG_SLAB_FREELIST_RANDOM): the objects of a fresh slab
  * are handed out in a shuffled order, not in address order.
@@ -25,9 +28,11 @@
  * outside the object and the object itself is left alone).
  *
  * The freelist probes use private caches with a constructor: nothing else
- * allocates from them and they are never merged. They read their own freed
- * objects; the object file is not instrumented by KASAN, and KFENCE objects
- * (which live in their own pool) are left out.
+ * allocates from them and they are never merged. slub_debug's red zones and
+ * poison would rewrite the words they compare: the caches are created
+ * without them (SLAB_NO_USER_FLAGS). They read their own freed objects; the
+ * object file is not instrumented by KASAN, and KFENCE objects (which live in
+ * their own pool) are left out.
  */
 #include <linux/kfence.h>
 #include <linux/mm.h>
@@ -182,21 +187,52 @@ static bool hp_slab_nomerge_asked(struct hp_merge_switches *sw)
 	return !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
 }
 
+/*
+ * The slub_debug flags of a cache that forbid merging (SLAB_NEVER_MERGE),
+ * as its sysfs files show them, into @buf ("" if none; a cache of a kernel
+ * without SLUB_DEBUG or slab sysfs has none to show).
+ */
+static void hp_slab_debug_flags(const char *cache, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"red_zone", "poison", "store_user", "trace",
+	};
+	char path[80];
+	unsigned long v;
+	unsigned int i;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/%s", cache, names[i]);
+		if (!hp_setting(path, &v) && v)
+			n += scnprintf(buf + n, len - n, "%s%s=1", n ? " " : "", names[i]);
+	}
+}
+
 static void hp_slab_nomerge_same_geometry(struct hp_result *r)
 {
 	struct hp_merge_switches sw;
 	struct kmem_cache *a, *b;
+	char dbg[64] = "";
 
-	a = kmem_cache_create("hp_merge_a", 200, 0, 0, NULL);
-	b = kmem_cache_create("hp_merge_b", 200, 0, 0, NULL);
+	/* no slub_debug flags: they would keep the caches apart themselves */
+	a = kmem_cache_create("hp_merge_a", 200, 0, HP_SLAB_NO_DEBUG, NULL);
+	b = kmem_cache_create("hp_merge_b", 200, 0, HP_SLAB_NO_DEBUG, NULL);
+	if (a && b && a != b)
+		hp_slab_debug_flags("hp_merge_b", dbg, sizeof(dbg));
 	if (!a || !b)
 		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
 	else if (a == b)
 		hp_set(r, HP_VULNERABLE,
 		       "two caches of 200-byte objects were merged: the second kmem_cache_create() returned the first");
+	else if (dbg[0])
+		hp_set(r, HP_INCONCLUSIVE,
+		       "two caches of 200-byte objects kept apart, but by slub_debug's flags (%s: SLAB_NEVER_MERGE), not by slab_nomerge: the merge decision was not observed",
+		       dbg);
 	else if (!hp_slab_nomerge_asked(&sw))
 		hp_set(r, HP_INCONCLUSIVE,
-		       "two caches of 200-byte objects kept apart although merging is on (slub_debug flags?)");
+		       "two caches of 200-byte objects kept apart although merging is on, and neither has slub_debug flags");
 	else
 		hp_set(r, HP_PROTECTED,
 		       "two caches of 200-byte objects kept apart (two kmem_cache_create(), two caches)");
@@ -209,10 +245,13 @@ static void hp_fl_ctor(void *obj)
 {
 }
 
-/* A private cache: the constructor keeps it out of every merge. */
+/*
+ * A private cache: the constructor keeps it out of every merge, and it has
+ * no slub_debug red zones or poison to change the words the probes compare.
+ */
 static struct kmem_cache *hp_fl_cache(const char *name)
 {
-	return kmem_cache_create(name, HP_FL_SIZE, 0, 0, hp_fl_ctor);
+	return kmem_cache_create(name, HP_FL_SIZE, 0, HP_SLAB_NO_DEBUG, hp_fl_ctor);
 }
 
 static int hp_fl_cmp(const void *a, const void *b)

@@ -56,6 +56,20 @@
 #define HP_SLAB_NO_MERGE	SLAB_NOLEAKTRACE
 #endif
 
+/*
+ * A slab cache that slub_debug= leaves alone: SLAB_NO_USER_FLAGS (6.1 on,
+ * the flag of the boot caches) keeps the command line's debug flags, which
+ * change the cache's layout and forbid merging, off the cache.
+ */
+#ifdef SLAB_NO_USER_FLAGS
+#define HP_SLAB_NO_DEBUG	SLAB_NO_USER_FLAGS
+#else
+#define HP_SLAB_NO_DEBUG	0
+#endif
+
+/* SLUB's debugging switch: slub_debug=, also spelled slab_debug= from 6.8 on */
+#define HP_HAVE_SLAB_DEBUG_PARAM	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0))
+
 /* seq_buf_puts() and seq_buf_putc(): exported from 6.8 on */
 #include <linux/seq_buf.h>
 

@@ -67,15 +67,15 @@ void hp_settings_exit(void)
 	hp_sys_mnt = NULL;
 }
 
-static struct file *hp_open_setting(const char *path)
+static struct file *hp_open_setting(const char *path, int flags)
 {
 	if (str_has_prefix(path, "/proc/"))
-		return hp_proc_mnt ? file_open_root_mnt(hp_proc_mnt, path + 6, O_RDONLY, 0) :
+		return hp_proc_mnt ? file_open_root_mnt(hp_proc_mnt, path + 6, flags, 0) :
 		       ERR_PTR(hp_proc_err);
 	if (str_has_prefix(path, "/sys/"))
-		return hp_sys_mnt ? file_open_root_mnt(hp_sys_mnt, path + 5, O_RDONLY, 0) :
+		return hp_sys_mnt ? file_open_root_mnt(hp_sys_mnt, path + 5, flags, 0) :
 		       ERR_PTR(hp_sys_err);
-	return filp_open(path, O_RDONLY, 0);
+	return filp_open(path, flags, 0);
 }
 
 /**
@@ -93,7 +93,7 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 	loff_t pos = 0;
 	ssize_t n;
 
-	f = hp_open_setting(path);
+	f = hp_open_setting(path, O_RDONLY);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, len - 1, &pos);
@@ -102,6 +102,30 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 		return n;
 	buf[n] = '\0';
 	strim(buf);
+	return n;
+}
+
+/**
+ * hp_write_file() - write a small text to a file (sysfs, procfs)
+ * @path: an absolute path; /proc/... and /sys/... are written on
+ *	hardprobe's own instances, as hp_read_file() reads them
+ * @buf: the text
+ * @len: its length
+ *
+ * Return: what the file's write returned (the bytes taken, or -errno), or
+ * the error of opening it.
+ */
+ssize_t hp_write_file(const char *path, const char *buf, size_t len)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = hp_open_setting(path, O_WRONLY);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, buf, len, &pos);
+	filp_close(f, NULL);
 	return n;
 }
 
@@ -196,6 +220,7 @@ bool hp_cmdline_word(const char *word)
 {
 	return hp_cmdline_each(hp_cmdline_word_one, word);
 }
+EXPORT_SYMBOL_GPL(hp_cmdline_word);
 
 /**
  * hp_setting() - a numeric sysctl or counter

@@ -22,7 +22,9 @@
  *
  * cache_from_obj() also checks for a cache that slub_debug's consistency
  * checks (F) are on for: on a kernel without SLAB_FREELIST_HARDENED such a
- * catch is slub_debug's, and inconclusive for this feature.
+ * catch is slub_debug's, and inconclusive for this feature. The double free's
+ * cache is created without slub_debug's flags (SLAB_NO_USER_FLAGS): with any
+ * of them SLUB's debug free path refuses the second free on its own.
  *
  * A caught double free kills the task inside kmem_cache_free(): the cache
  * (a fresh name per run) is left behind with its one slab. A vulnerable
@@ -73,12 +75,13 @@ static const char *hp_slab_by(void)
 	       " by slub_debug's consistency checks, not SLAB_FREELIST_HARDENED (not built)";
 }
 
-static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size)
+static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size,
+					slab_flags_t flags)
 {
 	char name[32];
 
 	snprintf(name, sizeof(name), "hardprobe-slab-%s-%d", kind, seq);
-	return kmem_cache_create(name, size, 0, HP_SLAB_NO_MERGE, NULL);
+	return kmem_cache_create(name, size, 0, HP_SLAB_NO_MERGE | flags, NULL);
 }
 
 /* Freeing twice in a row, with the same CPU's freelist both times. */
@@ -126,7 +129,12 @@ static void hp_slab_free_double_free(struct hp_result *r)
 	void *obj;
 	int seq = atomic_inc_return(&hp_slab_seq);
 
-	c = hp_slab_cache("df", seq, HP_SLAB_DF_SIZE);
+	/*
+	 * without slub_debug's flags: its debug free path would refuse the
+	 * second free itself ("Slab has 0 allocated objects but 1 are to be
+	 * freed") before set_freepointer()'s check could see it
+	 */
+	c = hp_slab_cache("df", seq, HP_SLAB_DF_SIZE, HP_SLAB_NO_DEBUG);
 	if (!c) {
 		hp_set(r, HP_ERROR, "cannot create a private cache");
 		return;
@@ -163,8 +171,8 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 		return;
 	}
 	seq = atomic_inc_return(&hp_slab_seq);
-	a = hp_slab_cache("a", seq, HP_SLAB_SIZE);
-	b = hp_slab_cache("b", seq, HP_SLAB_SIZE);
+	a = hp_slab_cache("a", seq, HP_SLAB_SIZE, 0);
+	b = hp_slab_cache("b", seq, HP_SLAB_SIZE, 0);
 	if (!a || !b) {
 		hp_set(r, HP_ERROR, "cannot create two private caches");
 		goto out;
@@ -237,7 +245,7 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 		return;
 	}
 	seq = atomic_inc_return(&hp_slab_seq);
-	c = hp_slab_cache("pg", seq, HP_SLAB_SIZE);
+	c = hp_slab_cache("pg", seq, HP_SLAB_SIZE, 0);
 	page = __get_free_page(GFP_KERNEL | __GFP_ZERO);
 	if (!c || !page) {
 		hp_set(r, HP_ERROR, "cannot create a private cache or get a page");

@@ -50,7 +50,7 @@ def findings(lines, intended=(), own=None):
     """the finding lines of a kernel log (timestamps removed); a warning right after one
     of @intended is a probe's catch, not a finding, and so is a BUG report holding the
     "reports" (@own: {probe: reports}) of a probe in flight."""
-    prev, found, warn, flight = "", [], None, None
+    prev, found, warn, flight, slub = "", [], None, None, False
     own = own or {}
     for line in lines:
         msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
@@ -63,11 +63,13 @@ def findings(lines, intended=(), own=None):
             elif m and m.group(2) == flight:
                 flight = None
         elif BUG_REPORT.search(msg) and flight and own.get(flight) and own[flight] in msg:
-            pass
+            # in SLUB's report, so is the warning inside it (object_err() warns from
+            # 6.12 on), up to its end trace or SLUB's "FIX <cache>:" line
+            slub = msg.startswith("BUG ") and not msg.startswith("BUG: ")
         elif BAD.search(msg):
             found.append(msg)
         elif msg.startswith("WARNING: CPU:"):
-            warn = None if any(t in prev for t in intended) else msg
+            warn = None if slub or any(t in prev for t in intended) else msg
             if warn and "[hardprobe]" in msg:
                 found.append(warn)
                 warn = None
@@ -76,5 +78,8 @@ def findings(lines, intended=(), own=None):
             warn = None
         elif "---[ end trace" in msg:
             warn = None
+            slub = False
+        elif msg.startswith("FIX "):
+            slub = False
         prev = msg
     return found

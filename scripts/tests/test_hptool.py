@@ -411,6 +411,27 @@ def test_tally_findings():
              "[    1.100003] ---[ end trace 0000000000000000 ]---"]
     check("findings-catch-intended-by-reports", findings.findings(catch, recorded) == [] and
           findings.findings(catch) == [catch[1][15:]], "no reports: every warning counts")
+    # SLUB's report on a probe's own cache (slab_debug: "BUG hp_slab_debug..."), while that
+    # probe runs, with the warning object_err() raises inside it from 6.12 on: intended; the
+    # same on another cache, or a warning after SLUB's "FIX" line ends the report: findings
+    slub = ["[    4.900000] hardprobe: begin slab_debug.redzone",
+            "[    5.000000] [Right Redzone overwritten] 0x0000000012345678-0x0000000012345678 "
+            "@offset=92. First byte 0x33 instead of 0xcc",
+            "[    5.000001] BUG hp_slab_debug_rz (Tainted: G    B      O      ): Object corrupt",
+            "[    5.000002] ------------[ cut here ]------------",
+            "[    5.000003] WARNING: CPU: 0 PID: 70 at mm/slub.c:1127 object_err+0x40/0x50",
+            "[    5.000004] CPU: 0 UID: 0 PID: 70 Comm: hardprobe_test Tainted: G    B   W  O",
+            "[    5.000005]  hp_sd_write_check+0x5c/0xe0 [hardprobe]",
+            "[    5.000006] ---[ end trace 0000000000000000 ]---",
+            "[    5.000007] FIX hp_slab_debug_rz: Restoring Right Redzone 0x0-0x0=0xcc"]
+    other = [line.replace("hp_slab_debug_rz", "kmalloc-64") for line in slub]
+    late = [line for line in slub if "WARNING" not in line] + [slub[4], slub[5]]
+    mine, sd = ("BUG hp_slab_debug",), {"slab_debug.redzone": "BUG hp_slab_debug"}
+    check("findings-slub-report-intended", findings.findings(slub, mine, sd) == [] and
+          findings.findings(other, mine, sd) == [other[2][15:], other[4][15:]] and
+          findings.findings(late, mine, sd) == [slub[4][15:]] and
+          findings.findings(slub[1:], mine, sd) == [slub[2][15:], slub[4][15:]],
+          repr(findings.findings(other, mine, sd)))
     # a BUG report is a probe's catch only while that probe, declaring it, is in flight
     kf = ["[    5.0] hardprobe: begin kfence.oob_read [7]",
           "[    5.1] BUG: KFENCE: out-of-bounds read in hp_kf_read+0x5/0x10 [hardprobe]",

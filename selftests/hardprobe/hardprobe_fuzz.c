@@ -937,9 +937,20 @@ static void load_intended(void)
 static struct scan_state {
 	char prev[LINE], warn[LINE], first[LINE];
 	char flight[NAME];	/* the probe in flight, "" if none */
-	bool in_warn, intended;
+	bool in_warn, intended, in_slub;
 	long n;
 } sc;
+
+/* one of the intended reports in @msg */
+static bool is_intended(const char *msg)
+{
+	int i;
+
+	for (i = 0; i < nr_intended; i++)
+		if (strstr(msg, intended[i]))
+			return true;
+	return false;
+}
 
 /* Follow the module's "hardprobe: begin|end|result <probe> ..." lines. */
 static void track_flight(const char *msg)
@@ -1009,8 +1020,15 @@ static bool is_finding(const char *msg, const void *arg)
 		track_flight(msg);
 		goto out;	/* the module's and our own lines quote, never report */
 	}
-	if ((!strncmp(msg, "BUG: ", 5) || slub_bug(msg)) && bug_in_flight(msg))
-		goto out;	/* a probe's own catch, declared, while it runs */
+	/*
+	 * a probe's own catch, declared, while it runs; in SLUB's report
+	 * ("BUG <cache> (...): ..."), so is the warning inside it (object_err()
+	 * warns from 6.12 on), up to its end trace or SLUB's "FIX <cache>:" line
+	 */
+	if ((!strncmp(msg, "BUG: ", 5) || slub_bug(msg)) && bug_in_flight(msg)) {
+		sc.in_slub = slub_bug(msg);
+		goto out;
+	}
 	for (i = 0; bad[i]; i++)
 		if (strstr(msg, bad[i])) {
 			finding(msg);
@@ -1026,9 +1044,7 @@ static bool is_finding(const char *msg, const void *arg)
 		goto out;
 	}
 	if (!strncmp(msg, "WARNING: CPU:", 13)) {
-		sc.intended = false;
-		for (i = 0; i < nr_intended; i++)
-			sc.intended |= !!strstr(sc.prev, intended[i]);
+		sc.intended = sc.in_slub || is_intended(sc.prev);
 		snprintf(sc.warn, sizeof(sc.warn), "%s", msg);
 		sc.in_warn = !sc.intended;
 		if (sc.in_warn && strstr(msg, "[hardprobe]")) {
@@ -1040,6 +1056,9 @@ static bool is_finding(const char *msg, const void *arg)
 		sc.in_warn = false;
 	} else if (strstr(msg, "---[ end trace")) {
 		sc.in_warn = false;
+		sc.in_slub = false;
+	} else if (!strncmp(msg, "FIX ", 4)) {
+		sc.in_slub = false;
 	}
 out:
 	snprintf(sc.prev, sizeof(sc.prev), "%s", msg);
