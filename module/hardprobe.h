@@ -140,6 +140,7 @@ unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_ulong(const char *param, unsigned long *val);
 bool hp_cmdline_word(const char *word);
+bool hp_slub_debug_on(void);
 bool hp_warn_panics(void);
 
 /* The result of one run of a feature and its probes. */

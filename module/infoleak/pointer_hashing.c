@@ -87,11 +87,19 @@ static void hp_pointer_hashing_layers(struct hp_layers *l)
 {
 	char line[128];
 	bool off = hp_cmdline_word("no_hash_pointers");
+	bool slub = hp_slub_debug_on();
 
-	l->configured = !off;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s",
-		 off ? "command line: no_hash_pointers" :
-		 "always built; no no_hash_pointers on the command line");
+	/* mm/slub.c turns hashing off itself whenever SLUB debugging is on */
+	l->configured = !off && !slub;
+	if (off)
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "command line: no_hash_pointers");
+	else if (slub)
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "SLUB debugging on (slub_debug on the command line, or CONFIG_SLUB_DEBUG_ON): mm/slub.c turns hashing off");
+	else
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "always built; no no_hash_pointers on the command line");
 	hp_layer(l->built, sizeof(l->built), "lib/vsprintf.c hashes %%p (since 4.15)");
 	if (hp_log_find(NULL, HP_PH_NOTICE, line, sizeof(line)))
 		hp_layer(l->active, sizeof(l->active), "off: boot log: %s", line);

@@ -212,6 +212,50 @@ static bool hp_cmdline_word_one(const char *word, const void *arg)
 	return !strcmp(word, arg);
 }
 
+/* the last slub_debug (or slab_debug) word: its value, "" for the bare word */
+struct hp_slub_word {
+	bool seen;
+	char val[64];
+};
+
+static bool hp_slub_debug_one(const char *word, const void *arg)
+{
+	static const char *const names[] = { "slub_debug", "slab_debug" };
+	struct hp_slub_word *last = (struct hp_slub_word *)arg;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t n = strlen(names[i]);
+
+		if (i && !HP_HAVE_SLAB_DEBUG_PARAM)
+			break;
+		if (strncmp(word, names[i], n) || (word[n] && word[n] != '='))
+			continue;
+		strscpy(last->val, word[n] ? word + n + 1 : "", sizeof(last->val));
+		last->seen = true;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * hp_slub_debug_on() - is SLUB debugging on (mm/slub.c's __slub_debug_enabled())?
+ *
+ * CONFIG_SLUB_DEBUG_ON, or any slub_debug word on the command line, the last
+ * of which decides ("slub_debug=-" turns it off).
+ */
+bool hp_slub_debug_on(void)
+{
+	struct hp_slub_word last = { };
+
+	if (!IS_ENABLED(CONFIG_SLUB_DEBUG))
+		return false;
+	hp_cmdline_each(hp_slub_debug_one, &last);
+	if (!last.seen)
+		return IS_ENABLED(CONFIG_SLUB_DEBUG_ON);
+	return strcmp(last.val, "-") != 0;
+}
+
 /**
  * hp_cmdline_word() - is @word, exactly, one of the kernel command line's words?
  * @word: e.g. "arm64.nopauth" or "kasan.fault=panic"

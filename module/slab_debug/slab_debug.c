@@ -406,6 +406,14 @@ static void hp_slab_debug_layers(struct hp_layers *l)
 	}
 	hp_sd_read_flags(cache, &fl);
 	kmem_cache_destroy(c);
+	/* slub_debug=ZP,<caches>: on for the caches it names, hardprobe's among them */
+	if (!l->configured && IS_ENABLED(CONFIG_SLUB_DEBUG) && word[0] && !fl.err &&
+	    fl.red_zone && fl.poison) {
+		l->configured = true;
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "CONFIG_SLUB_DEBUG=y, %s on the command line: red zones and poisoning for the caches it names, hardprobe's among them",
+			 word);
+	}
 	hp_sd_flags_txt(&fl, flags, sizeof(flags));
 	hp_layer(l->active, sizeof(l->active), "a new cache gets %s", flags);
 }
