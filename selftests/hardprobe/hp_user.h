@@ -2,9 +2,10 @@
 /*
  * hardprobe kselftest: user-space checks of hardening that only a process
  * can show, each provoked by trying the operation, never by reading the
- * setting: proc_mem_force, umip, null_page and one policy.<knob> line per
- * unprivileged-access knob. Those a real unprivileged process would try run
- * in a child that dropped to uid/gid 65534 ("nobody": no capabilities). Each
+ * setting: proc_mem_force, umip, null_page, bpf_jit_harden and one
+ * policy.<knob> line per unprivileged-access knob. Those a real unprivileged
+ * process would try run in a child that dropped to uid/gid 65534 ("nobody":
+ * no capabilities); those only root can show run as root. Each
  * prints "# <name>: <outcome>: <evidence>; configured: <layer>" and one KTAP
  * line by hp_expect(): the "configured" layer is the sysctl's value or the
  * boot parameter, so a knob that asks for the protection but was observed
@@ -33,7 +34,7 @@
 #include "hp_util.h"
 
 /* result lines printed by hp_user_tests() */
-#define HP_USER_LINES	18
+#define HP_USER_LINES	19
 #define HP_NOBODY	65534
 
 /* what a child tried, shared with the parent (MAP_SHARED) */
@@ -386,6 +387,196 @@ static void hp_null_page(void)
 	else
 		hp_line(name, "error", configured, conf, "mmap at 0 returned %#lx (%s)", t.ret,
 			strerror(t.err));
+}
+
+/*
+ * bpf_jit_harden: at net.core.bpf_jit_harden=2 the BPF JIT blinds the
+ * constants of every program (bpf_jit_blind_constants(), kernel/bpf/core.c),
+ * so an immediate the loader chose is not in executable memory verbatim (JIT
+ * spraying); at 1 only those of programs loaded without CAP_BPF. Root loads
+ * "r0 = HP_JIT_IMM; exit" with bpf(2), reads its image back
+ * (BPF_OBJ_GET_INFO_BY_FD: root gets it while kallsyms_show_value() shows it
+ * addresses) and looks for the immediate: its little-endian bytes on x86_64
+ * (mov $imm32), its halves in a MOVZ/MOVK pair on arm64 (emit_a64_mov_i()).
+ * Control: the same program loaded at bpf_jit_harden=0 (written for that
+ * load, then the old value restored) shows the immediate.
+ */
+#define HP_JIT_IMM	0x4a5b6c7dU
+#define HP_JIT_MAX	4096
+#define HP_JIT_SYSCTL	"/proc/sys/net/core/bpf_jit_harden"
+#if defined(__aarch64__)
+#define HP_JIT_FORM	"its MOVZ/MOVK halves"
+#else
+#define HP_JIT_FORM	"its bytes"
+#endif
+
+/* the immediate's offset in the image @img of @len bytes, -1 if absent */
+static long hp_jit_find(const unsigned char *img, size_t len, __u32 imm)
+{
+#if defined(__x86_64__)
+	const unsigned char le[4] = { imm, imm >> 8, imm >> 16, imm >> 24 };
+	size_t i;
+
+	for (i = 0; i + 4 <= len; i++)
+		if (!memcmp(img + i, le, 4))
+			return i;
+#elif defined(__aarch64__)
+	__u32 lo, hi;
+	size_t i;
+
+	/* MOVZ Rd, #lo (hw 0) then MOVK Rd, #hi, lsl #16 (hw 1), W or X form */
+	for (i = 0; i + 8 <= len; i += 4) {
+		memcpy(&lo, img + i, 4);
+		memcpy(&hi, img + i + 4, 4);
+		if ((lo & 0x7fe00000) == 0x52800000 && (hi & 0x7fe00000) == 0x72a00000 &&
+		    ((lo >> 5) & 0xffff) == (imm & 0xffff) && ((hi >> 5) & 0xffff) == imm >> 16 &&
+		    (lo & 0x1f) == (hi & 0x1f))
+			return i;
+	}
+#endif
+	return -1;
+}
+
+/*
+ * Load the program and read its image back: t->ret < 0 with t->note naming
+ * the call that failed, or v[0] the image's length, v[1] the immediate's
+ * offset (-1: absent), v[2] whether the kernel gave the image out.
+ */
+static void hp_jit_try(struct hp_try *t, void *arg)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = HP_JIT_IMM },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static unsigned char img[HP_JIT_MAX];
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insn_cnt = 2;
+	attr.insns = (uintptr_t)insns;
+	attr.license = (uintptr_t)"GPL";
+	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (fd < 0) {
+		t->ret = -1;
+		t->err = errno;
+		snprintf(t->note, sizeof(t->note), "bpf(BPF_PROG_LOAD)");
+		return;
+	}
+	memset(&info, 0, sizeof(info));
+	info.jited_prog_len = sizeof(img);
+	info.jited_prog_insns = (uintptr_t)img;
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	t->ret = syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+	t->err = errno;
+	close(fd);
+	if (t->ret < 0) {
+		snprintf(t->note, sizeof(t->note), "bpf(BPF_OBJ_GET_INFO_BY_FD)");
+		return;
+	}
+	t->v[0] = info.jited_prog_len;
+	t->v[2] = info.jited_prog_insns != 0;
+	t->v[1] = t->v[2] ? hp_jit_find(img, info.jited_prog_len < sizeof(img) ?
+					info.jited_prog_len : sizeof(img), HP_JIT_IMM) : -1;
+}
+
+static void hp_bpf_jit_harden(void)
+{
+	const char *name = "bpf_jit_harden";
+	char conf[160] = "", val[24];
+	bool configured = hp_knob("net.core.bpf_jit_harden", 2, false, conf, sizeof(conf));
+	long harden = 0, now = -1, v = -1;
+	struct hp_try t, c;
+	int st, werr, rerr;
+
+	hp_knob("net.core.bpf_jit_enable", 1, false, conf, sizeof(conf));
+	if (geteuid()) {
+		hp_line(name, "error", configured, conf,
+			"needs root (euid %d): root's image is read back and the control writes the sysctl",
+			(int)geteuid());
+		return;
+	}
+	st = hp_try_as(false, hp_jit_try, NULL, &t);
+	if (st < 0 || t.ret == -1000) {
+		hp_line(name, "error", configured, conf, "%s", *t.note ? t.note : "child died");
+		return;
+	}
+	if (t.ret < 0 && t.err == ENOSYS) {
+		hp_line(name, "unsupported", configured, conf,
+			"%s: %s: no bpf() (BPF_SYSCALL=n): no BPF JIT to spray", t.note,
+			strerror(t.err));
+		return;
+	}
+	if (hp_sysctl("net.core.bpf_jit_harden", &harden)) {
+		hp_line(name, "unsupported", configured, conf,
+			"no net.core.bpf_jit_harden (NET=n or BPF_JIT=n): no BPF JIT to harden");
+		return;
+	}
+	if (t.ret < 0) {
+		hp_line(name, "error", configured, conf, "%s as root: %s", t.note, hp_said(&t));
+		return;
+	}
+	if (!t.v[0]) {
+		hp_sysctl("net.core.bpf_jit_enable", &v);
+		hp_line(name, "unsupported", configured, conf,
+			"r0 = %#x was not JIT-compiled (jited_prog_len 0, bpf_jit_enable=%ld): the interpreter runs it, no JIT image to spray",
+			HP_JIT_IMM, v);
+		return;
+	}
+	if (!t.v[2]) {
+		hp_sysctl("kernel.kptr_restrict", &v);
+		hp_line(name, "inconclusive", configured, conf,
+			"root was refused the %ld-byte JIT image (bpf_dump_raw_ok(): kallsyms_show_value() at kptr_restrict=%ld)",
+			t.v[0], v);
+		return;
+	}
+	if (t.v[1] >= 0) {
+		hp_line(name, "vulnerable", configured, conf,
+			"root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: the immediate verbatim (%s) at byte %ld of the %ld-byte image (%s)",
+			HP_JIT_IMM, harden, HP_JIT_FORM, t.v[1], t.v[0],
+			harden == 1 ? "1 blinds only programs loaded without CAP_BPF" :
+			harden ? "blinding did not hide it" : "0: no constant blinding");
+		return;
+	}
+	if (!harden) {
+		hp_line(name, "inconclusive", configured, conf,
+			"r0 = %#x JIT-compiled at bpf_jit_harden=0 and not found in the %ld-byte image: the search does not work here",
+			HP_JIT_IMM, t.v[0]);
+		return;
+	}
+	/* control: the same load at 0, then the old value back (whatever happened) */
+	werr = write_file(HP_JIT_SYSCTL, "0", 1);
+	st = werr ? -1 : hp_try_as(false, hp_jit_try, NULL, &c);
+	if (!werr) {
+		snprintf(val, sizeof(val), "%ld", harden);
+		rerr = write_file(HP_JIT_SYSCTL, val, strlen(val));
+		if (rerr || hp_sysctl("net.core.bpf_jit_harden", &now) || now != harden) {
+			hp_line(name, "error", configured, conf,
+				"could not restore net.core.bpf_jit_harden=%ld after the control (%s; now %ld)",
+				harden, rerr ? strerror(-rerr) : "read back", now);
+			return;
+		}
+	}
+	if (werr)
+		hp_line(name, "inconclusive", configured, conf,
+			"r0 = %#x not found in the %ld-byte image at bpf_jit_harden=%ld; control: writing 0 to %s failed (%s)",
+			HP_JIT_IMM, t.v[0], harden, HP_JIT_SYSCTL, strerror(-werr));
+	else if (st < 0 || c.ret < 0 || !c.v[0] || !c.v[2] || c.v[1] < 0)
+		hp_line(name, "inconclusive", configured, conf,
+			"r0 = %#x not found in the %ld-byte image at bpf_jit_harden=%ld; control at 0: %s%s%s",
+			HP_JIT_IMM, t.v[0], harden, st < 0 || c.ret < 0 ? c.note : "",
+			st < 0 || c.ret < 0 ? ": " : "",
+			st < 0 || c.ret < 0 ? hp_said(&c) :
+			c.v[2] ? "not found either" : "image not given out");
+	else
+		hp_line(name, "protected", configured, conf,
+			"root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: not in the %ld-byte image (constants blinded); control at 0 (restored after): verbatim (%s) at byte %ld of %ld",
+			HP_JIT_IMM, harden, t.v[0], HP_JIT_FORM, c.v[1], c.v[0]);
 }
 
 /*
@@ -1051,6 +1242,7 @@ static void hp_user_tests(void)
 	hp_proc_mem_force();
 	hp_umip();
 	hp_null_page();
+	hp_bpf_jit_harden();
 	hp_knob_all();
 	hp_kptr();
 	hp_tiocsti();
