@@ -105,16 +105,24 @@ static const char *hp_said(const struct hp_try *t)
 	return buf[i];
 }
 
-/* a sysctl by its dotted name: 0 and its value, or -errno */
-static int hp_sysctl(const char *name, long *v)
+/* the /proc/sys file of a sysctl by its dotted name */
+static void hp_sysctl_path(const char *name, char *path, size_t len)
 {
-	char path[128], buf[32], *p;
-	int err;
+	char *p;
 
-	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	snprintf(path, len, "/proc/sys/%s", name);
 	for (p = path + 10; *p; p++)
 		if (*p == '.')
 			*p = '/';
+}
+
+/* a sysctl by its dotted name: 0 and its value, or -errno */
+static int hp_sysctl(const char *name, long *v)
+{
+	char path[128], buf[32];
+	int err;
+
+	hp_sysctl_path(name, path, sizeof(path));
 	err = read_text(path, buf, sizeof(buf));
 	if (!err)
 		*v = strtol(buf, NULL, 10);
@@ -396,10 +404,13 @@ static void hp_null_page(void)
  * spraying); at 1 only those of programs loaded without CAP_BPF. Root loads
  * "r0 = HP_JIT_IMM; exit" with bpf(2), reads its image back
  * (BPF_OBJ_GET_INFO_BY_FD: root gets it while kallsyms_show_value() shows it
- * addresses) and looks for the immediate: its little-endian bytes on x86_64
- * (mov $imm32), its halves in a MOVZ/MOVK pair on arm64 (emit_a64_mov_i()).
- * Control: the same program loaded at bpf_jit_harden=0 (written for that
- * load, then the old value restored) shows the immediate.
+ * addresses; kptr_restrict=2 hides them from root too, so there the image is
+ * read at 1 and 2 written back) and looks for the immediate: its
+ * little-endian bytes on x86_64 (mov $imm32), its halves in a MOVZ/MOVK pair
+ * on arm64 (emit_a64_mov_i()). Control: the same program loaded at
+ * bpf_jit_harden=0 (written for that load, then the old value restored)
+ * shows the immediate. Every sysctl written is read back after its restore;
+ * one not restored is an error.
  */
 #define HP_JIT_IMM	0x4a5b6c7dU
 #define HP_JIT_MAX	4096
@@ -485,14 +496,98 @@ static void hp_jit_try(struct hp_try *t, void *arg)
 					info.jited_prog_len : sizeof(img), HP_JIT_IMM) : -1;
 }
 
+/* write a sysctl by its dotted name and read it back: 0, or -errno (-EIO: not taken) */
+static int hp_sysctl_set(const char *name, long v)
+{
+	char path[128], buf[24];
+	long now = -1;
+	int err;
+
+	hp_sysctl_path(name, path, sizeof(path));
+	snprintf(buf, sizeof(buf), "%ld", v);
+	err = write_file(path, buf, strlen(buf));
+	if (!err)
+		err = hp_sysctl(name, &now);
+	return err ? err : now == v ? 0 : -EIO;
+}
+
+/*
+ * The verdict of an image @t loaded at bpf_jit_harden=@harden, with the
+ * control (load at 0, @harden restored) where it is absent: the outcome,
+ * evidence in @ev; NULL when the old value could not be restored.
+ */
+static const char *hp_jit_verdict(long harden, struct hp_try *t, char *ev, size_t len)
+{
+	long now = -1;
+	struct hp_try c;
+	int st, err;
+
+	if (!t->v[2]) {
+		hp_sysctl("kernel.kptr_restrict", &now);
+		snprintf(ev, len,
+			 "root was refused the %ld-byte JIT image (bpf_dump_raw_ok(): kallsyms_show_value() at kptr_restrict=%ld)",
+			 t->v[0], now);
+		return "inconclusive";
+	}
+	if (t->v[1] >= 0) {
+		snprintf(ev, len,
+			 "root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: the immediate verbatim (%s) at byte %ld of the %ld-byte image (%s)",
+			 HP_JIT_IMM, harden, HP_JIT_FORM, t->v[1], t->v[0],
+			 harden == 1 ? "1 blinds only programs loaded without CAP_BPF" :
+			 harden ? "blinding did not hide it" : "0: no constant blinding");
+		return "vulnerable";
+	}
+	if (!harden) {
+		snprintf(ev, len,
+			 "r0 = %#x JIT-compiled at bpf_jit_harden=0 and not found in the %ld-byte image: the search does not work here",
+			 HP_JIT_IMM, t->v[0]);
+		return "inconclusive";
+	}
+	/* control: the same load at 0, then the old value back */
+	err = hp_sysctl_set("net.core.bpf_jit_harden", 0);
+	if (err) {
+		if ((hp_sysctl("net.core.bpf_jit_harden", &now) || now != harden) &&
+		    hp_sysctl_set("net.core.bpf_jit_harden", harden)) {
+			snprintf(ev, len, "could not restore net.core.bpf_jit_harden=%ld (now %ld)",
+				 harden, now);
+			return NULL;
+		}
+		snprintf(ev, len,
+			 "r0 = %#x not in the %ld-byte image at bpf_jit_harden=%ld; control: writing 0 failed (%s)",
+			 HP_JIT_IMM, t->v[0], harden, strerror(-err));
+		return "inconclusive";
+	}
+	st = hp_try_as(false, hp_jit_try, NULL, &c);
+	err = hp_sysctl_set("net.core.bpf_jit_harden", harden);
+	if (err) {
+		snprintf(ev, len, "could not restore net.core.bpf_jit_harden=%ld (%s)", harden,
+			 strerror(-err));
+		return NULL;
+	}
+	if (st < 0 || c.ret < 0 || !c.v[0] || !c.v[2] || c.v[1] < 0) {
+		snprintf(ev, len,
+			 "r0 = %#x not in the %ld-byte image at bpf_jit_harden=%ld; control at 0: %s%s%s",
+			 HP_JIT_IMM, t->v[0], harden, st < 0 || c.ret < 0 ? c.note : "",
+			 st < 0 || c.ret < 0 ? ": " : "",
+			 st < 0 || c.ret < 0 ? hp_said(&c) :
+			 c.v[0] && c.v[2] ? "not found either" : "no image");
+		return "inconclusive";
+	}
+	snprintf(ev, len,
+		 "root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: not in the %ld-byte image (constants blinded); control at 0 (restored after): verbatim (%s) at byte %ld of %ld",
+		 HP_JIT_IMM, harden, t->v[0], HP_JIT_FORM, c.v[1], c.v[0]);
+	return "protected";
+}
+
 static void hp_bpf_jit_harden(void)
 {
-	const char *name = "bpf_jit_harden";
-	char conf[160] = "", val[24];
+	const char *name = "bpf_jit_harden", *outcome;
+	char conf[160] = "", ev[LINE], tail[128] = "";
 	bool configured = hp_knob("net.core.bpf_jit_harden", 2, false, conf, sizeof(conf));
-	long harden = 0, now = -1, v = -1;
-	struct hp_try t, c;
-	int st, werr, rerr;
+	long harden = 0, kptr = 0, v = -1;
+	bool lowered = false;
+	struct hp_try t;
+	int st, err;
 
 	hp_knob("net.core.bpf_jit_enable", 1, false, conf, sizeof(conf));
 	if (geteuid()) {
@@ -528,55 +623,34 @@ static void hp_bpf_jit_harden(void)
 			HP_JIT_IMM, v);
 		return;
 	}
-	if (!t.v[2]) {
-		hp_sysctl("kernel.kptr_restrict", &v);
-		hp_line(name, "inconclusive", configured, conf,
-			"root was refused the %ld-byte JIT image (bpf_dump_raw_ok(): kallsyms_show_value() at kptr_restrict=%ld)",
-			t.v[0], v);
+	/*
+	 * kptr_restrict=2 hides the image from root too: read it at 1 (root has
+	 * CAP_SYSLOG), then 2 again. Blinding happens at load, by
+	 * bpf_jit_harden alone.
+	 */
+	if (!t.v[2] && !hp_sysctl("kernel.kptr_restrict", &kptr) && kptr >= 2 &&
+	    !hp_sysctl_set("kernel.kptr_restrict", 1)) {
+		lowered = true;
+		st = hp_try_as(false, hp_jit_try, NULL, &t);
+	}
+	if (lowered && (st < 0 || t.ret < 0 || !t.v[0])) {
+		outcome = "error";
+		snprintf(ev, sizeof(ev), "the load at kptr_restrict=1: %s: %s", t.note,
+			 hp_said(&t));
+	} else {
+		outcome = hp_jit_verdict(harden, &t, ev, sizeof(ev));
+	}
+	err = lowered ? hp_sysctl_set("kernel.kptr_restrict", kptr) : 0;
+	if (err)
+		snprintf(tail, sizeof(tail), "could not restore kernel.kptr_restrict=%ld (%s)",
+			 kptr, strerror(-err));
+	if (!outcome || err) {
+		hp_line(name, "error", configured, conf, "%s%s%s", outcome ? "" : ev,
+			!outcome && err ? "; " : "", tail);
 		return;
 	}
-	if (t.v[1] >= 0) {
-		hp_line(name, "vulnerable", configured, conf,
-			"root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: the immediate verbatim (%s) at byte %ld of the %ld-byte image (%s)",
-			HP_JIT_IMM, harden, HP_JIT_FORM, t.v[1], t.v[0],
-			harden == 1 ? "1 blinds only programs loaded without CAP_BPF" :
-			harden ? "blinding did not hide it" : "0: no constant blinding");
-		return;
-	}
-	if (!harden) {
-		hp_line(name, "inconclusive", configured, conf,
-			"r0 = %#x JIT-compiled at bpf_jit_harden=0 and not found in the %ld-byte image: the search does not work here",
-			HP_JIT_IMM, t.v[0]);
-		return;
-	}
-	/* control: the same load at 0, then the old value back (whatever happened) */
-	werr = write_file(HP_JIT_SYSCTL, "0", 1);
-	st = werr ? -1 : hp_try_as(false, hp_jit_try, NULL, &c);
-	if (!werr) {
-		snprintf(val, sizeof(val), "%ld", harden);
-		rerr = write_file(HP_JIT_SYSCTL, val, strlen(val));
-		if (rerr || hp_sysctl("net.core.bpf_jit_harden", &now) || now != harden) {
-			hp_line(name, "error", configured, conf,
-				"could not restore net.core.bpf_jit_harden=%ld after the control (%s; now %ld)",
-				harden, rerr ? strerror(-rerr) : "read back", now);
-			return;
-		}
-	}
-	if (werr)
-		hp_line(name, "inconclusive", configured, conf,
-			"r0 = %#x not found in the %ld-byte image at bpf_jit_harden=%ld; control: writing 0 to %s failed (%s)",
-			HP_JIT_IMM, t.v[0], harden, HP_JIT_SYSCTL, strerror(-werr));
-	else if (st < 0 || c.ret < 0 || !c.v[0] || !c.v[2] || c.v[1] < 0)
-		hp_line(name, "inconclusive", configured, conf,
-			"r0 = %#x not found in the %ld-byte image at bpf_jit_harden=%ld; control at 0: %s%s%s",
-			HP_JIT_IMM, t.v[0], harden, st < 0 || c.ret < 0 ? c.note : "",
-			st < 0 || c.ret < 0 ? ": " : "",
-			st < 0 || c.ret < 0 ? hp_said(&c) :
-			c.v[2] ? "not found either" : "image not given out");
-	else
-		hp_line(name, "protected", configured, conf,
-			"root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: not in the %ld-byte image (constants blinded); control at 0 (restored after): verbatim (%s) at byte %ld of %ld",
-			HP_JIT_IMM, harden, t.v[0], HP_JIT_FORM, c.v[1], c.v[0]);
+	hp_line(name, outcome, configured, conf, "%s%s", ev, lowered ?
+		"; image read at kptr_restrict=1 (2 hides it from root), restored after" : "");
 }
 
 /*
