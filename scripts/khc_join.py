@@ -19,7 +19,8 @@ is no verdict, and is refused.)
 REPORT_JSON is hardprobe's results/<target>/report.json. The checks each feature
 verifies are its "verifies" list (written by collect.py), or, in a report without it,
 scripts/khc-options for the report's architecture. The kselftest runner's user-space
-lines (proc_mem_force, umip, null_page, policy.<knob>: no registry features) verify
+lines (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>: no registry
+features) verify
 the checks khc-options lists for them; their outcomes are read from the selftest.ktap
 beside REPORT_JSON (its "# <name>: <outcome>: ..." lines). Without that file, or
 without a name's line in it, the line is not_run.
@@ -33,9 +34,10 @@ config-off-but-protected where k-h-c says FAIL and every one was observed protec
 k-h-c asks for a stricter value than the line needs, the weaker level holds).
 Two outcomes are no evidence either way and never make a MISMATCH: not_run (a feature
 or line that did not run: nothing was observed), and unsupported on a policy.<knob>
-line (the kernel lacks what the knob restricts: no bpf(), no /dev/mem, no Yama, ...,
-so there is nothing to let through; k-h-c passes such a kernel too, e.g. "OK:
-CONFIG_BPF_SYSCALL is not found"). A feature's unsupported still counts (ibt on a CPU
+line or on bpf_jit_harden (the kernel lacks what the knob restricts: no bpf(), no BPF
+JIT, no /dev/mem, no Yama, ..., so there is nothing to let through; k-h-c passes such a
+kernel too, e.g. "OK: CONFIG_BPF_SYSCALL is not found", "OK: CONFIG_BPF_JIT is not
+found"). A feature's unsupported still counts (ibt on a CPU
 without IBT: the configuration promises what the kernel does not do), and so does
 umip's (a CPU without UMIP). --all adds k-h-c's other checks, marked "not covered".
 Ends with "N checks joined, N mismatches, N not covered".
@@ -128,10 +130,15 @@ def hardprobe_map(path):
     return by_opt, rep, ktap
 
 
+# kselftest lines outside policy.* whose unsupported means the same: nothing to restrict
+NO_SURFACE = ("bpf_jit_harden",)
+
+
 def no_evidence(name, outcome):
-    """an outcome that shows nothing either way: not run, or a policy.<knob> line on a
-    kernel without the mechanism the knob restricts."""
-    return outcome == "not_run" or (outcome == "unsupported" and name.startswith("policy."))
+    """an outcome that shows nothing either way: not run, or a policy.<knob> line (or a
+    NO_SURFACE one) on a kernel without the mechanism the knob restricts."""
+    return outcome == "not_run" or (outcome == "unsupported" and (
+        name.startswith("policy.") or name in NO_SURFACE))
 
 
 def join(checks, by_opt):

@@ -7,7 +7,8 @@ unsupported by construction). collect.py writes the result into each feature of
 report.json as "verifies"; khc_join.py reads it back, or this file when it is absent.
 
 Besides the registry's features, khc-options lists the kselftest runner's user-space
-checks (proc_mem_force, umip, null_page, policy.<knob>: selftests/hardprobe/hp_user.h),
+checks (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>:
+selftests/hardprobe/hp_user.h),
 which are no registry feature: their names are read from hp_user.h here (kselftest_names),
 their outcomes from selftest.ktap's "# <name>: <outcome>: ..." lines (kselftest_outcomes)."""
 import os

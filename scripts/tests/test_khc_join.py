@@ -84,7 +84,7 @@ def expected(checks, report, ktap_text=None):
     """the rows khc_join must print, computed from the inputs: the report's features,
     then khc-options' other ids (the kselftest lines) with their outcome in the
     selftest.ktap text (not_run without it). not_run, and unsupported on a policy.*
-    line, are no evidence: never a MISMATCH."""
+    line or on bpf_jit_harden (no bpf(), no JIT), are no evidence: never a MISMATCH."""
     outcome = {f["feature"]: f["outcome"] for f in report["features"]}
     lines = plain_ktap(ktap_text or "")
     reg = set(registry_ids())
@@ -103,7 +103,8 @@ def expected(checks, report, ktap_text=None):
         hp = ", ".join(f"{f}={outcome[f]}" for f in fs)
         ok = c["check_result"].startswith("OK")
         seen = [f for f in fs if outcome[f] != "not_run"
-                and not (f.startswith("policy.") and outcome[f] == "unsupported")]
+                and not ((f.startswith("policy.") or f == "bpf_jit_harden")
+                         and outcome[f] == "unsupported")]
         bad = [f for f in seen if outcome[f] != "protected"]
         every = all(outcome[f] == "protected" for f in fs)
         flag = "MISMATCH" if ok and bad else "config-off-but-protected" if not ok and every else ""
@@ -213,13 +214,15 @@ def test_join():
           and f"kselftest: {SELFTEST}" in out, str(dm))
     # ... and where they agree: OK beside protected, FAIL beside vulnerable; a FAIL beside
     # protected at the weaker level the line needs; a policy line on a kernel without the
-    # mechanism is no evidence against k-h-c's OK
+    # mechanism is no evidence against k-h-c's OK, nor is bpf_jit_harden on one without bpf()
     agree = {("fs.protected_symlinks", "OK"): ("policy.protected_symlinks=protected", ""),
              ("fs.protected_fifos", 'FAIL: "0"'): ("policy.protected_fifos=vulnerable", ""),
              ("CONFIG_X86_UMIP", "OK"): ("umip=protected", ""),
              ("vm.mmap_min_addr", 'FAIL: "4096"'): ("null_page=protected", "config-off-but-protected"),
              ("kernel.unprivileged_bpf_disabled", "OK: CONFIG_BPF_SYSCALL is not found"):
-                 ("policy.unprivileged_bpf_disabled=unsupported", "")}
+                 ("policy.unprivileged_bpf_disabled=unsupported", ""),
+             ("net.core.bpf_jit_harden", "OK: CONFIG_BPF_JIT is not found"):
+                 ("bpf_jit_harden=unsupported", "")}
     check("khc-join-kselftest-agrees", all(got.get(k) == v for k, v in agree.items()),
           "; ".join(f"{k[0]}: {got.get(k)}" for k, v in agree.items() if got.get(k) != v))
     nmis = sum(1 for v in want.values() if v[1] == "MISMATCH")
@@ -243,7 +246,8 @@ def test_join():
         json.dump(report, open(path, "w"))
         rc8, out8, _ = join(KHC, path)
         got8, want8 = rows(out8), expected(checks, report)
-        users = {k: v for k, v in got8.items() if re.match(r"(policy\.\w+|umip|null_page)=", v[0])}
+        users = {k: v for k, v in got8.items()
+                 if re.match(r"(policy\.\w+|umip|null_page|bpf_jit_harden)=", v[0])}
         check("khc-join-kselftest-absent", got8 == want8 and users
               and all(v == (v[0], "") and v[0].endswith("=not_run") for v in users.values())
               and "kselftest: no selftest.ktap" in out8

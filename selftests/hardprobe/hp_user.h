@@ -2,9 +2,10 @@
 /*
  * hardprobe kselftest: user-space checks of hardening that only a process
  * can show, each provoked by trying the operation, never by reading the
- * setting: proc_mem_force, umip, null_page and one policy.<knob> line per
- * unprivileged-access knob. Those a real unprivileged process would try run
- * in a child that dropped to uid/gid 65534 ("nobody": no capabilities). Each
+ * setting: proc_mem_force, umip, null_page, bpf_jit_harden and one
+ * policy.<knob> line per unprivileged-access knob. Those a real unprivileged
+ * process would try run in a child that dropped to uid/gid 65534 ("nobody":
+ * no capabilities); those only root can show run as root. Each
  * prints "# <name>: <outcome>: <evidence>; configured: <layer>" and one KTAP
  * line by hp_expect(): the "configured" layer is the sysctl's value or the
  * boot parameter, so a knob that asks for the protection but was observed
@@ -33,7 +34,7 @@
 #include "hp_util.h"
 
 /* result lines printed by hp_user_tests() */
-#define HP_USER_LINES	18
+#define HP_USER_LINES	19
 #define HP_NOBODY	65534
 
 /* what a child tried, shared with the parent (MAP_SHARED) */
@@ -104,16 +105,24 @@ static const char *hp_said(const struct hp_try *t)
 	return buf[i];
 }
 
-/* a sysctl by its dotted name: 0 and its value, or -errno */
-static int hp_sysctl(const char *name, long *v)
+/* the /proc/sys file of a sysctl by its dotted name */
+static void hp_sysctl_path(const char *name, char *path, size_t len)
 {
-	char path[128], buf[32], *p;
-	int err;
+	char *p;
 
-	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	snprintf(path, len, "/proc/sys/%s", name);
 	for (p = path + 10; *p; p++)
 		if (*p == '.')
 			*p = '/';
+}
+
+/* a sysctl by its dotted name: 0 and its value, or -errno */
+static int hp_sysctl(const char *name, long *v)
+{
+	char path[128], buf[32];
+	int err;
+
+	hp_sysctl_path(name, path, sizeof(path));
 	err = read_text(path, buf, sizeof(buf));
 	if (!err)
 		*v = strtol(buf, NULL, 10);
@@ -386,6 +395,262 @@ static void hp_null_page(void)
 	else
 		hp_line(name, "error", configured, conf, "mmap at 0 returned %#lx (%s)", t.ret,
 			strerror(t.err));
+}
+
+/*
+ * bpf_jit_harden: at net.core.bpf_jit_harden=2 the BPF JIT blinds the
+ * constants of every program (bpf_jit_blind_constants(), kernel/bpf/core.c),
+ * so an immediate the loader chose is not in executable memory verbatim (JIT
+ * spraying); at 1 only those of programs loaded without CAP_BPF. Root loads
+ * "r0 = HP_JIT_IMM; exit" with bpf(2), reads its image back
+ * (BPF_OBJ_GET_INFO_BY_FD: root gets it while kallsyms_show_value() shows it
+ * addresses; kptr_restrict=2 hides them from root too, so there the image is
+ * read at 1 and 2 written back) and looks for the immediate: its
+ * little-endian bytes on x86_64 (mov $imm32), its halves in a MOVZ/MOVK pair
+ * on arm64 (emit_a64_mov_i()). Control: the same program loaded at
+ * bpf_jit_harden=0 (written for that load, then the old value restored)
+ * shows the immediate. Every sysctl written is read back after its restore;
+ * one not restored is an error.
+ */
+#define HP_JIT_IMM	0x4a5b6c7dU
+#define HP_JIT_MAX	4096
+#define HP_JIT_SYSCTL	"/proc/sys/net/core/bpf_jit_harden"
+#if defined(__aarch64__)
+#define HP_JIT_FORM	"its MOVZ/MOVK halves"
+#else
+#define HP_JIT_FORM	"its bytes"
+#endif
+
+/* the immediate's offset in the image @img of @len bytes, -1 if absent */
+static long hp_jit_find(const unsigned char *img, size_t len, __u32 imm)
+{
+#if defined(__x86_64__)
+	const unsigned char le[4] = { imm, imm >> 8, imm >> 16, imm >> 24 };
+	size_t i;
+
+	for (i = 0; i + 4 <= len; i++)
+		if (!memcmp(img + i, le, 4))
+			return i;
+#elif defined(__aarch64__)
+	__u32 lo, hi;
+	size_t i;
+
+	/* MOVZ Rd, #lo (hw 0) then MOVK Rd, #hi, lsl #16 (hw 1), W or X form */
+	for (i = 0; i + 8 <= len; i += 4) {
+		memcpy(&lo, img + i, 4);
+		memcpy(&hi, img + i + 4, 4);
+		if ((lo & 0x7fe00000) == 0x52800000 && (hi & 0x7fe00000) == 0x72a00000 &&
+		    ((lo >> 5) & 0xffff) == (imm & 0xffff) && ((hi >> 5) & 0xffff) == imm >> 16 &&
+		    (lo & 0x1f) == (hi & 0x1f))
+			return i;
+	}
+#endif
+	return -1;
+}
+
+/*
+ * Load the program and read its image back: t->ret < 0 with t->note naming
+ * the call that failed, or v[0] the image's length, v[1] the immediate's
+ * offset (-1: absent), v[2] whether the kernel gave the image out.
+ */
+static void hp_jit_try(struct hp_try *t, void *arg)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = HP_JIT_IMM },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static unsigned char img[HP_JIT_MAX];
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insn_cnt = 2;
+	attr.insns = (uintptr_t)insns;
+	attr.license = (uintptr_t)"GPL";
+	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (fd < 0) {
+		t->ret = -1;
+		t->err = errno;
+		snprintf(t->note, sizeof(t->note), "bpf(BPF_PROG_LOAD)");
+		return;
+	}
+	memset(&info, 0, sizeof(info));
+	info.jited_prog_len = sizeof(img);
+	info.jited_prog_insns = (uintptr_t)img;
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	t->ret = syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+	t->err = errno;
+	close(fd);
+	if (t->ret < 0) {
+		snprintf(t->note, sizeof(t->note), "bpf(BPF_OBJ_GET_INFO_BY_FD)");
+		return;
+	}
+	t->v[0] = info.jited_prog_len;
+	t->v[2] = info.jited_prog_insns != 0;
+	t->v[1] = t->v[2] ? hp_jit_find(img, info.jited_prog_len < sizeof(img) ?
+					info.jited_prog_len : sizeof(img), HP_JIT_IMM) : -1;
+}
+
+/* write a sysctl by its dotted name and read it back: 0, or -errno (-EIO: not taken) */
+static int hp_sysctl_set(const char *name, long v)
+{
+	char path[128], buf[24];
+	long now = -1;
+	int err;
+
+	hp_sysctl_path(name, path, sizeof(path));
+	snprintf(buf, sizeof(buf), "%ld", v);
+	err = write_file(path, buf, strlen(buf));
+	if (!err)
+		err = hp_sysctl(name, &now);
+	return err ? err : now == v ? 0 : -EIO;
+}
+
+/*
+ * The verdict of an image @t loaded at bpf_jit_harden=@harden, with the
+ * control (load at 0, @harden restored) where it is absent: the outcome,
+ * evidence in @ev; NULL when the old value could not be restored.
+ */
+static const char *hp_jit_verdict(long harden, struct hp_try *t, char *ev, size_t len)
+{
+	long now = -1;
+	struct hp_try c;
+	int st, err;
+
+	if (!t->v[2]) {
+		hp_sysctl("kernel.kptr_restrict", &now);
+		snprintf(ev, len,
+			 "root was refused the %ld-byte JIT image (bpf_dump_raw_ok(): kallsyms_show_value() at kptr_restrict=%ld)",
+			 t->v[0], now);
+		return "inconclusive";
+	}
+	if (t->v[1] >= 0) {
+		snprintf(ev, len,
+			 "root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: the immediate verbatim (%s) at byte %ld of the %ld-byte image (%s)",
+			 HP_JIT_IMM, harden, HP_JIT_FORM, t->v[1], t->v[0],
+			 harden == 1 ? "1 blinds only programs loaded without CAP_BPF" :
+			 harden ? "blinding did not hide it" : "0: no constant blinding");
+		return "vulnerable";
+	}
+	if (!harden) {
+		snprintf(ev, len,
+			 "r0 = %#x JIT-compiled at bpf_jit_harden=0 and not found in the %ld-byte image: the search does not work here",
+			 HP_JIT_IMM, t->v[0]);
+		return "inconclusive";
+	}
+	/* control: the same load at 0, then the old value back */
+	err = hp_sysctl_set("net.core.bpf_jit_harden", 0);
+	if (err) {
+		if ((hp_sysctl("net.core.bpf_jit_harden", &now) || now != harden) &&
+		    hp_sysctl_set("net.core.bpf_jit_harden", harden)) {
+			snprintf(ev, len, "could not restore net.core.bpf_jit_harden=%ld (now %ld)",
+				 harden, now);
+			return NULL;
+		}
+		snprintf(ev, len,
+			 "r0 = %#x not in the %ld-byte image at bpf_jit_harden=%ld; control: writing 0 failed (%s)",
+			 HP_JIT_IMM, t->v[0], harden, strerror(-err));
+		return "inconclusive";
+	}
+	st = hp_try_as(false, hp_jit_try, NULL, &c);
+	err = hp_sysctl_set("net.core.bpf_jit_harden", harden);
+	if (err) {
+		snprintf(ev, len, "could not restore net.core.bpf_jit_harden=%ld (%s)", harden,
+			 strerror(-err));
+		return NULL;
+	}
+	if (st < 0 || c.ret < 0 || !c.v[0] || !c.v[2] || c.v[1] < 0) {
+		snprintf(ev, len,
+			 "r0 = %#x not in the %ld-byte image at bpf_jit_harden=%ld; control at 0: %s%s%s",
+			 HP_JIT_IMM, t->v[0], harden, st < 0 || c.ret < 0 ? c.note : "",
+			 st < 0 || c.ret < 0 ? ": " : "",
+			 st < 0 || c.ret < 0 ? hp_said(&c) :
+			 c.v[0] && c.v[2] ? "not found either" : "no image");
+		return "inconclusive";
+	}
+	snprintf(ev, len,
+		 "root's r0 = %#x JIT-compiled at bpf_jit_harden=%ld: not in the %ld-byte image (constants blinded); control at 0 (restored after): verbatim (%s) at byte %ld of %ld",
+		 HP_JIT_IMM, harden, t->v[0], HP_JIT_FORM, c.v[1], c.v[0]);
+	return "protected";
+}
+
+static void hp_bpf_jit_harden(void)
+{
+	const char *name = "bpf_jit_harden", *outcome;
+	char conf[160] = "", ev[LINE], tail[128] = "";
+	bool configured = hp_knob("net.core.bpf_jit_harden", 2, false, conf, sizeof(conf));
+	long harden = 0, kptr = 0, v = -1;
+	bool lowered = false;
+	struct hp_try t;
+	int st, err;
+
+	hp_knob("net.core.bpf_jit_enable", 1, false, conf, sizeof(conf));
+	if (geteuid()) {
+		hp_line(name, "error", configured, conf,
+			"needs root (euid %d): root's image is read back and the control writes the sysctl",
+			(int)geteuid());
+		return;
+	}
+	st = hp_try_as(false, hp_jit_try, NULL, &t);
+	if (st < 0 || t.ret == -1000) {
+		hp_line(name, "error", configured, conf, "%s", *t.note ? t.note : "child died");
+		return;
+	}
+	if (t.ret < 0 && t.err == ENOSYS) {
+		hp_line(name, "unsupported", configured, conf,
+			"%s: %s: no bpf() (BPF_SYSCALL=n): no BPF JIT to spray", t.note,
+			strerror(t.err));
+		return;
+	}
+	if (hp_sysctl("net.core.bpf_jit_harden", &harden)) {
+		hp_line(name, "unsupported", configured, conf,
+			"no net.core.bpf_jit_harden (NET=n or BPF_JIT=n): no BPF JIT to harden");
+		return;
+	}
+	if (t.ret < 0) {
+		hp_line(name, "error", configured, conf, "%s as root: %s", t.note, hp_said(&t));
+		return;
+	}
+	if (!t.v[0]) {
+		hp_sysctl("net.core.bpf_jit_enable", &v);
+		hp_line(name, "unsupported", configured, conf,
+			"r0 = %#x was not JIT-compiled (jited_prog_len 0, bpf_jit_enable=%ld): the interpreter runs it, no JIT image to spray",
+			HP_JIT_IMM, v);
+		return;
+	}
+	/*
+	 * kptr_restrict=2 hides the image from root too: read it at 1 (root has
+	 * CAP_SYSLOG), then 2 again. Blinding happens at load, by
+	 * bpf_jit_harden alone.
+	 */
+	if (!t.v[2] && !hp_sysctl("kernel.kptr_restrict", &kptr) && kptr >= 2 &&
+	    !hp_sysctl_set("kernel.kptr_restrict", 1)) {
+		lowered = true;
+		st = hp_try_as(false, hp_jit_try, NULL, &t);
+	}
+	if (lowered && (st < 0 || t.ret < 0 || !t.v[0])) {
+		outcome = "error";
+		snprintf(ev, sizeof(ev), "the load at kptr_restrict=1: %s: %s", t.note,
+			 hp_said(&t));
+	} else {
+		outcome = hp_jit_verdict(harden, &t, ev, sizeof(ev));
+	}
+	err = lowered ? hp_sysctl_set("kernel.kptr_restrict", kptr) : 0;
+	if (err)
+		snprintf(tail, sizeof(tail), "could not restore kernel.kptr_restrict=%ld (%s)",
+			 kptr, strerror(-err));
+	if (!outcome || err) {
+		hp_line(name, "error", configured, conf, "%s%s%s", outcome ? "" : ev,
+			!outcome && err ? "; " : "", tail);
+		return;
+	}
+	hp_line(name, outcome, configured, conf, "%s%s", ev, lowered ?
+		"; image read at kptr_restrict=1 (2 hides it from root), restored after" : "");
 }
 
 /*
@@ -1051,6 +1316,7 @@ static void hp_user_tests(void)
 	hp_proc_mem_force();
 	hp_umip();
 	hp_null_page();
+	hp_bpf_jit_harden();
 	hp_knob_all();
 	hp_kptr();
 	hp_tiocsti();
