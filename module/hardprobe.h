@@ -76,6 +76,15 @@ struct hp_probe {
 	enum hp_kind kind;
 	/* kernel-log text that proves a catch, for fatal probes */
 	const char *signature;
+	/*
+	 * fatal probes whose bug, once past the feature, meets another
+	 * protection that oopses (a call into data meets NX): that
+	 * protection's kernel-log text and its feature id. A task that died
+	 * of it is vulnerable (the feature let the bug through), never
+	 * protected and never an error
+	 */
+	const char *escape;
+	const char *escape_by;
 	void (*run)(struct hp_result *r);
 	/*
 	 * at most how many WARN-class reports (WARN, UBSAN, KASAN, KFENCE) a
@@ -94,7 +103,8 @@ struct hp_probe {
 /*
  * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
  * run by the function hp_<feature>_<probe>(); the optional designated
- * initializers give .signature (fatal probes), .warns and .reports.
+ * initializers give .signature (fatal probes), .escape and .escape_by,
+ * .warns and .reports.
  */
 #define HP_PROBE(feat, probe, k, ...)					\
 	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\
@@ -134,6 +144,7 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
+bool hp_log_find_boot(const char *needle, char *line, size_t len, bool *whole);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);

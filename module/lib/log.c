@@ -33,7 +33,7 @@ static void hp_scan_copy(struct hp_scan *sc, char *text)
  */
 unsigned int hp_log_scan(struct hp_scan *sc)
 {
-	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0;
+	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0, nr = 0;
 	struct kmsg_dump_iter iter;
 	bool rescan = false;
 	u64 from, seq, mark = 0;
@@ -41,6 +41,7 @@ unsigned int hp_log_scan(struct hp_scan *sc)
 	char *buf;
 
 	sc->marked = !sc->marker;
+	sc->boot = false;
 	memset(sc->found, 0, sc->n * sizeof(*sc->found));
 	buf = kmalloc(1024, GFP_KERNEL);
 	if (!buf)
@@ -55,6 +56,8 @@ again:
 	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
 	     seq = iter.cur_seq) {
 		buf[k] = '\0';
+		if (nr++ < HP_BOOT_LINES && strstr(buf, "Linux version "))
+			sc->boot = true;
 		if (sc->marker && strstr(buf, sc->marker)) {
 			sc->marked = true;
 			mark = seq;
@@ -88,6 +91,7 @@ again:
 	if (rescan && !sc->marked) {
 		kmsg_dump_rewind(&iter);
 		rescan = false;
+		nr = 0;
 		goto again;
 	}
 	if (sc->marker && sc->marked)
@@ -139,4 +143,26 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			      .found = found, .line = line, .len = len };
 
 	return hp_log_scan(&sc);
+}
+
+/**
+ * hp_log_find_boot() - search the whole kernel log, and say if it is whole
+ * @needle: text to find
+ * @line: where to copy the first line holding @needle (may be NULL)
+ * @len: size of @line
+ * @whole: set if the log still starts with the boot (its banner, "Linux
+ *	version ...", within its first lines): then a @needle not found was
+ *	never printed in this boot
+ *
+ * Return: true if a line of the log holds @needle.
+ */
+bool hp_log_find_boot(const char *needle, char *line, size_t len, bool *whole)
+{
+	bool found;
+	struct hp_scan sc = { .needles = &needle, .n = 1, .found = &found,
+			      .line = line, .len = len };
+	unsigned int hits = hp_log_scan(&sc);
+
+	*whole = sc.boot;
+	return hits == 1;
 }

@@ -22,7 +22,16 @@ struct hp_scan {
 	 */
 	const char *tie;
 	bool marked;			/* out: the marker was found */
+	/*
+	 * out: one of the first HP_BOOT_LINES lines read holds "Linux version ":
+	 * a pass from the log's start (no @marker) read the boot from its
+	 * beginning, nothing lost to a wrap or a clear
+	 */
+	bool boot;
 };
+
+/* the boot's banner comes within this many lines of the log's first (arm64: the second) */
+#define HP_BOOT_LINES	16
 
 unsigned int hp_log_scan(struct hp_scan *sc);
 
