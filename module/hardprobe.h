@@ -70,6 +70,12 @@ struct hp_feature {
 	const struct hp_feature_impl *impl;
 };
 
+/* An oops a bug meets once past a fatal probe's feature (hp_probe.escape). */
+struct hp_escape {
+	const char *text;	/* the kernel-log text of the oops */
+	const char *by;		/* what it is: "nx's catch" */
+};
+
 struct hp_probe {
 	const char *name;
 	const char *feature;
@@ -77,14 +83,12 @@ struct hp_probe {
 	/* kernel-log text that proves a catch, for fatal probes */
 	const char *signature;
 	/*
-	 * fatal probes whose bug, once past the feature, meets another
-	 * protection that oopses (a call into data meets NX): that
-	 * protection's kernel-log text and its feature id. A task that died
-	 * of it is vulnerable (the feature let the bug through), never
-	 * protected and never an error
+	 * fatal probes: what a bug that got past the feature dies of further
+	 * on (a call into data meets NX), ended by an empty entry. A task
+	 * that died of one is vulnerable (the feature let the bug through),
+	 * never protected and never an error
 	 */
-	const char *escape;
-	const char *escape_by;
+	const struct hp_escape *escape;
 	void (*run)(struct hp_result *r);
 	/*
 	 * at most how many WARN-class reports (WARN, UBSAN, KASAN, KFENCE) a
@@ -103,8 +107,8 @@ struct hp_probe {
 /*
  * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
  * run by the function hp_<feature>_<probe>(); the optional designated
- * initializers give .signature (fatal probes), .escape and .escape_by,
- * .warns and .reports.
+ * initializers give .signature and .escape (fatal probes), .warns and
+ * .reports.
  */
 #define HP_PROBE(feat, probe, k, ...)					\
 	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\

@@ -258,6 +258,33 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 }
 
 /*
+ * A fatal probe's task died after its marker without its catch: of one of
+ * the oopses a bug past its feature meets (.escape), in its own report
+ * (@sc, tied to its PID), or of something else. Under hp_lock.
+ */
+static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_state *st,
+			     struct hp_scan *sc, struct hp_result *r)
+{
+	const struct hp_escape *e;
+	char line[HP_EVIDENCE_LEN];
+
+	sc->line = line;
+	sc->len = sizeof(line);
+	for (e = p->escape; e->text; e++) {
+		sc->needles = &e->text;
+		if (hp_log_scan(sc)) {
+			hp_set(r, HP_VULNERABLE,
+			       "not caught by this check: its task (pid %d) went on and died of %s: %s",
+			       st->pid, e->by, line);
+			return;
+		}
+	}
+	hp_set(r, HP_ERROR,
+	       "its task (pid %d) died without '%s' (or an oops the bug meets past it) in its own report: it died of something else",
+	       st->pid, p->signature ?: "-");
+}
+
+/*
  * The verdict on a fatal probe whose task is gone: its own catch is its
  * signature after its marker, in the same report as its task's
  * "PID: <pid> " line; another protection's catch there (.escape) means
@@ -267,7 +294,7 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 			   struct hp_result *r)
 {
-	char marker[HP_NAME_MAX + 32], tie[24], line[HP_EVIDENCE_LEN];
+	char marker[HP_NAME_MAX + 32], tie[24];
 	const char *sig = p->signature;
 	struct hp_scan sc = { .marker = marker, .needles = &sig, .n = 1,
 			      .line = r->evidence, .len = sizeof(r->evidence),
@@ -280,17 +307,7 @@ static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 	if (sig && hp_log_scan(&sc)) {
 		r->outcome = HP_PROTECTED;
 	} else if (sc.marked && p->escape) {
-		sc.needles = &p->escape;
-		sc.line = line;
-		sc.len = sizeof(line);
-		if (hp_log_scan(&sc))
-			hp_set(r, HP_VULNERABLE,
-			       "not caught by this check: its task (pid %d) went on and died of %s's catch: %s",
-			       st->pid, p->escape_by ?: "another protection", line);
-		else
-			hp_set(r, HP_ERROR,
-			       "its task (pid %d) died without '%s' or '%s' in its own report: it died of something else",
-			       st->pid, sig ?: "-", p->escape);
+		hp_fatal_escaped(p, st, &sc, r);
 	} else if (!sc.marked) {
 		hp_set(r, HP_ERROR,
 		       "its task (pid %d) died, and the kernel log no longer holds its marker: the verdict is lost (log_buf_len)",

@@ -19,10 +19,13 @@
  * classic DMA-from-vmalloc bug. With CONFIG_DEBUG_SG, sg_set_buf()
  * (include/linux/scatterlist.h) BUG()s on an address that is not in the
  * linear map (!virt_addr_valid()). Without it the entry is built silently
- * (it is never used). On x86 with CONFIG_DEBUG_VIRTUAL alone, the entry's
- * virt_to_page() BUG()s in arch/x86/mm/physaddr.c instead: that is
- * debug_virtual's catch (.escape), not debug_sg's. The control builds an
- * entry for a kmalloc() buffer and maps it back.
+ * (it is never used), or, where the memory map has no struct page for the
+ * meaningless pfn (x86_64 SPARSEMEM without VMEMMAP, as on the reference
+ * kernel), the entry's virt_to_page() faults on a NULL section; on x86
+ * with CONFIG_DEBUG_VIRTUAL alone, that virt_to_page() BUG()s in
+ * arch/x86/mm/physaddr.c instead, debug_virtual's catch. Either oops is
+ * past this check (.escape: vulnerable), never debug_sg's catch. The
+ * control builds an entry for a kmalloc() buffer and maps it back.
  *
  * debug_virtual: virt_to_phys() of a vmalloc() address. With
  * CONFIG_DEBUG_VIRTUAL, x86_64's __phys_addr() (arch/x86/mm/physaddr.c)
@@ -72,8 +75,6 @@
 #define HP_DN_SITE	"kernel/notifier.c"
 #define HP_SG_SIG	"kernel BUG at include/linux/scatterlist.h"
 #define HP_SG_LEN	64
-#define HP_WX_PASSED	"Checked W+X mappings: passed"
-#define HP_WX_FAILED	"Checked W+X mappings: FAILED"
 
 /*
  * The kernel's report of each catch. The NX lines are memexec.c's
@@ -81,20 +82,44 @@
  */
 #if defined(CONFIG_X86_64)
 #define HP_DV_SIG	"kernel BUG at arch/x86/mm/physaddr.c"
-#define HP_NX_ESCAPE	"kernel tried to execute NX-protected page"
-#define HP_SG_ESCAPE	HP_DV_SIG
+#define HP_NX_SIG	"kernel tried to execute NX-protected page"
+#define HP_WX_PREFIX	"x86/mm: "
 #define HP_DC_ARCH_OK
 #elif defined(CONFIG_ARM64)
 #define HP_DV_SIG	"virt_to_phys used for non-linear address"
-#define HP_NX_ESCAPE	"Unable to handle kernel execute from non-executable memory"
-/* arm64's DEBUG_VIRTUAL only warns: sg_init_one() returns, debug_sg judges it */
-#define HP_SG_ESCAPE	NULL
+#define HP_NX_SIG	"Unable to handle kernel execute from non-executable memory"
+#define HP_WX_PREFIX	""
 #define HP_DC_ARCH_OK
 #else
 #define HP_DV_SIG	"-"
-#define HP_NX_ESCAPE	NULL
-#define HP_SG_ESCAPE	NULL
+#define HP_NX_SIG	NULL
+#define HP_WX_PREFIX	""
 #endif
+/* the kernel's own lines (arch/x86/mm/dump_pagetables.c, arch/arm64/mm/ptdump.c) */
+#define HP_WX_PASSED	HP_WX_PREFIX "Checked W+X mappings: passed"
+#define HP_WX_FAILED	HP_WX_PREFIX "Checked W+X mappings: FAILED"
+
+/* debug_notifiers without the check: the call into kmalloc memory meets NX */
+static const struct hp_escape hp_dn_escape[] = {
+	{ HP_NX_SIG, "nx's catch (NX stopped the call into data, not DEBUG_NOTIFIERS)" },
+	{}
+};
+
+/*
+ * debug_sg without the check: sg_set_buf()'s virt_to_page() of the vmalloc
+ * address. x86_64 with DEBUG_VIRTUAL: __phys_addr()'s BUG(); without it, a
+ * memory map with no struct page for the meaningless pfn (SPARSEMEM without
+ * VMEMMAP: __pfn_to_section() is NULL) faults. arm64 (always VMEMMAP):
+ * plain arithmetic, and DEBUG_VIRTUAL only warns; sg_init_one() returns.
+ */
+static const struct hp_escape hp_sg_escape[] = {
+#ifdef CONFIG_X86_64
+	{ HP_DV_SIG, "debug_virtual's catch in virt_to_page(), not DEBUG_SG's" },
+	{ "BUG: kernel NULL pointer dereference",
+	  "a fault in virt_to_page() (no memory map section for that pfn), not DEBUG_SG's catch" },
+#endif
+	{}
+};
 
 static atomic_t hp_dc_seq = ATOMIC_INIT(0);
 
@@ -299,8 +324,7 @@ static void hp_debug_wx_boot_check(struct hp_result *r)
 		hp_set(r, HP_PROTECTED, "the kernel's boot check of its page tables: %s", line);
 	else if (whole)
 		hp_set(r, HP_VULNERABLE,
-		       "no '%s' line in a kernel log that holds this boot from its banner (Linux version): the kernel never checked its page tables for W+X mappings",
-		       HP_WX_PASSED);
+		       "no W+X check line in a kernel log that holds this boot from its banner (Linux version): the kernel never checked its page tables for W+X mappings");
 	else
 		hp_set(r, HP_INCONCLUSIVE,
 		       "no W+X check line, but the kernel log no longer reaches back to the boot's banner (wrapped or cleared: log_buf_len): cannot tell");
@@ -369,15 +393,14 @@ static const char *hp_dv_unavailable(void)
 
 static const struct hp_probe hp_probes_debug_notifiers[] = {
 	HP_PROBE(debug_notifiers, data_call, HP_FATAL, .signature = HP_DN_SIG,
-		 .escape = HP_NX_ESCAPE, .escape_by = "nx", .warns = 1,
-		 .reports = HP_DN_SIG),
+		 .escape = hp_dn_escape, .warns = 1, .reports = HP_DN_SIG),
 };
 
 HP_FEATURE(debug_notifiers, .layers = hp_dn_layers);
 
 static const struct hp_probe hp_probes_debug_sg[] = {
 	HP_PROBE(debug_sg, vmalloc, HP_FATAL, .signature = HP_SG_SIG,
-		 .escape = HP_SG_ESCAPE, .escape_by = "debug_virtual", .warns = 1),
+		 .escape = hp_sg_escape, .warns = 1),
 };
 
 HP_FEATURE(debug_sg, .layers = hp_sg_layers);

@@ -23,6 +23,16 @@ static void hp_scan_copy(struct hp_scan *sc, char *text)
 	strscpy(sc->line, strim(text), sc->len);
 }
 
+/* Whether the log line @buf holds @needle (begins with it, for @sc->at_start). */
+static bool hp_scan_match(const struct hp_scan *sc, const char *buf, const char *needle)
+{
+	if (!sc->at_start)
+		return strstr(buf, needle);
+	if (buf[0] == '[' && strstr(buf, "] "))
+		buf = strstr(buf, "] ") + 2;
+	return !strncmp(buf, needle, strlen(needle));
+}
+
 /*
  * One pass over the kernel log: for each needle whether a line after the
  * last line holding the marker holds it.
@@ -81,7 +91,8 @@ again:
 			pending -= !!pending;
 		}
 		for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
-			if (sc->found[i] || !sc->needles[i] || !strstr(buf, sc->needles[i]))
+			if (sc->found[i] || !sc->needles[i] ||
+			    !hp_scan_match(sc, buf, sc->needles[i]))
 				continue;
 			sc->found[i] = true;
 			if (!i)
@@ -147,20 +158,21 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 
 /**
  * hp_log_find_boot() - search the whole kernel log, and say if it is whole
- * @needle: text to find
- * @line: where to copy the first line holding @needle (may be NULL)
+ * @needle: text a line begins with (after its time stamp): the kernel's own
+ *	line, not a quote of it in a later one
+ * @line: where to copy the first line beginning with @needle (may be NULL)
  * @len: size of @line
  * @whole: set if the log still starts with the boot (its banner, "Linux
  *	version ...", within its first lines): then a @needle not found was
  *	never printed in this boot
  *
- * Return: true if a line of the log holds @needle.
+ * Return: true if a line of the log begins with @needle.
  */
 bool hp_log_find_boot(const char *needle, char *line, size_t len, bool *whole)
 {
 	bool found;
 	struct hp_scan sc = { .needles = &needle, .n = 1, .found = &found,
-			      .line = line, .len = len };
+			      .line = line, .len = len, .at_start = true };
 	unsigned int hits = hp_log_scan(&sc);
 
 	*whole = sc.boot;

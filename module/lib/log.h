@@ -21,6 +21,8 @@ struct hp_scan {
 	 * @tie: the same report as the task's "PID: <pid> " line
 	 */
 	const char *tie;
+	/* the needles count only at the start of a line (after its time stamp) */
+	bool at_start;
 	bool marked;			/* out: the marker was found */
 	/*
 	 * out: one of the first HP_BOOT_LINES lines read holds "Linux version ":
