@@ -148,7 +148,8 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
-bool hp_log_find_boot(const char *needle, char *line, size_t len, bool *whole);
+unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
+			      char *line, size_t len, bool *whole);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);

@@ -314,14 +314,21 @@ out:
 
 static void hp_debug_wx_boot_check(struct hp_result *r)
 {
+	static const char * const failed[] = { HP_WX_FAILED, HP_WX_PASSED };
+	static const char * const passed[] = { HP_WX_PASSED };
+	bool found[2], whole;
 	char line[160];
-	bool whole;
 
-	if (hp_log_find_boot(HP_WX_FAILED, line, sizeof(line), &whole))
+	/* one pass unless the check passed: then a second for its line */
+	hp_log_find_boot(failed, ARRAY_SIZE(failed), found, line, sizeof(line), &whole);
+	if (found[0])
 		hp_set(r, HP_VULNERABLE,
 		       "the kernel's boot check of its page tables found W+X mappings: %s", line);
-	else if (hp_log_find_boot(HP_WX_PASSED, line, sizeof(line), &whole))
+	else if (found[1] && hp_log_find_boot(passed, 1, found, line, sizeof(line), &whole))
 		hp_set(r, HP_PROTECTED, "the kernel's boot check of its page tables: %s", line);
+	else if (found[1])
+		hp_set(r, HP_INCONCLUSIVE,
+		       "the W+X check line left the kernel log between two reads");
 	else if (whole)
 		hp_set(r, HP_VULNERABLE,
 		       "no W+X check line in a kernel log that holds this boot from its banner (Linux version): the kernel never checked its page tables for W+X mappings");

@@ -158,23 +158,25 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 
 /**
  * hp_log_find_boot() - search the whole kernel log, and say if it is whole
- * @needle: text a line begins with (after its time stamp): the kernel's own
- *	line, not a quote of it in a later one
- * @line: where to copy the first line beginning with @needle (may be NULL)
+ * @needles: texts a line begins with (after its time stamp): the kernel's
+ *	own lines, not quotes of them in later ones (NULL entries are skipped)
+ * @n: number of @needles
+ * @found: set per needle: a line of the log begins with it
+ * @line: where to copy the first line beginning with needles[0] (may be NULL)
  * @len: size of @line
  * @whole: set if the log still starts with the boot (its banner, "Linux
- *	version ...", within its first lines): then a @needle not found was
+ *	version ...", within its first lines): then a needle not found was
  *	never printed in this boot
  *
- * Return: true if a line of the log begins with @needle.
+ * Return: how many of @needles were found.
  */
-bool hp_log_find_boot(const char *needle, char *line, size_t len, bool *whole)
+unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
+			      char *line, size_t len, bool *whole)
 {
-	bool found;
-	struct hp_scan sc = { .needles = &needle, .n = 1, .found = &found,
+	struct hp_scan sc = { .needles = needles, .n = n, .found = found,
 			      .line = line, .len = len, .at_start = true };
 	unsigned int hits = hp_log_scan(&sc);
 
 	*whole = sc.boot;
-	return hits == 1;
+	return hits;
 }
