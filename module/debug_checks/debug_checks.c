@@ -73,7 +73,12 @@
 #define HP_DN_SIZE	(HP_DN_BEFORE + 32)
 #define HP_DN_SIG	"Invalid notifier called!"
 #define HP_DN_SITE	"kernel/notifier.c"
-#define HP_SG_SIG	"kernel BUG at include/linux/scatterlist.h"
+/*
+ * a BUG()'s line is "kernel BUG at <file>:<line>!", the file as the build saw
+ * it (a longer path from an out-of-tree kernel build): the signature is its
+ * "<file>:" part, as slab_free's
+ */
+#define HP_SG_SIG	"include/linux/scatterlist.h:"
 #define HP_SG_LEN	64
 
 /*
@@ -81,7 +86,7 @@
  * HP_NX_SIG (arch/x86/mm/fault.c, arch/arm64/mm/fault.c).
  */
 #if defined(CONFIG_X86_64)
-#define HP_DV_SIG	"kernel BUG at arch/x86/mm/physaddr.c"
+#define HP_DV_SIG	"arch/x86/mm/physaddr.c:"
 #define HP_NX_SIG	"kernel tried to execute NX-protected page"
 #define HP_WX_PREFIX	"x86/mm: "
 #define HP_DC_ARCH_OK
