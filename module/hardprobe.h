@@ -149,7 +149,7 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
 unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
-			      char *line, size_t len, bool *whole);
+			      char *line, size_t len, const char *stop, bool *whole);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);

@@ -103,6 +103,8 @@
 /* the kernel's own lines (arch/x86/mm/dump_pagetables.c, arch/arm64/mm/ptdump.c) */
 #define HP_WX_PASSED	HP_WX_PREFIX "Checked W+X mappings: passed"
 #define HP_WX_FAILED	HP_WX_PREFIX "Checked W+X mappings: FAILED"
+/* kernel_init() checks before it starts init: the log after that is not read */
+#define HP_WX_STOP	" as init process"
 
 /* debug_notifiers without the check: the call into kmalloc memory meets NX */
 static const struct hp_escape hp_dn_escape[] = {
@@ -325,11 +327,13 @@ static void hp_debug_wx_boot_check(struct hp_result *r)
 	char line[160];
 
 	/* one pass unless the check passed: then a second for its line */
-	hp_log_find_boot(failed, ARRAY_SIZE(failed), found, line, sizeof(line), &whole);
+	hp_log_find_boot(failed, ARRAY_SIZE(failed), found, line, sizeof(line), HP_WX_STOP,
+			 &whole);
 	if (found[0])
 		hp_set(r, HP_VULNERABLE,
 		       "the kernel's boot check of its page tables found W+X mappings: %s", line);
-	else if (found[1] && hp_log_find_boot(passed, 1, found, line, sizeof(line), &whole))
+	else if (found[1] && hp_log_find_boot(passed, 1, found, line, sizeof(line), HP_WX_STOP,
+					      &whole))
 		hp_set(r, HP_PROTECTED, "the kernel's boot check of its page tables: %s", line);
 	else if (found[1])
 		hp_set(r, HP_INCONCLUSIVE,

@@ -68,6 +68,8 @@ again:
 		buf[k] = '\0';
 		if (nr++ < HP_BOOT_LINES && strstr(buf, "Linux version "))
 			sc->boot = true;
+		if (sc->stop && strstr(buf, sc->stop))
+			break;
 		if (sc->marker && strstr(buf, sc->marker)) {
 			sc->marked = true;
 			mark = seq;
@@ -164,17 +166,20 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
  * @found: set per needle: a line of the log begins with it
  * @line: where to copy the first line beginning with needles[0] (may be NULL)
  * @len: size of @line
+ * @stop: text of the line where the search ends (NULL: the log's end), for
+ *	needles the boot prints before it ("as init process")
  * @whole: set if the log still starts with the boot (its banner, "Linux
  *	version ...", within its first lines): then a needle not found was
- *	never printed in this boot
+ *	never printed in this boot (before @stop)
  *
  * Return: how many of @needles were found.
  */
 unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
-			      char *line, size_t len, bool *whole)
+			      char *line, size_t len, const char *stop, bool *whole)
 {
 	struct hp_scan sc = { .needles = needles, .n = n, .found = found,
-			      .line = line, .len = len, .at_start = true };
+			      .line = line, .len = len, .at_start = true,
+			      .stop = stop };
 	unsigned int hits = hp_log_scan(&sc);
 
 	*whole = sc.boot;

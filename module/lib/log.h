@@ -23,6 +23,8 @@ struct hp_scan {
 	const char *tie;
 	/* the needles count only at the start of a line (after its time stamp) */
 	bool at_start;
+	/* the pass ends at the first line holding it (NULL: at the log's end) */
+	const char *stop;
 	bool marked;			/* out: the marker was found */
 	/*
 	 * out: one of the first HP_BOOT_LINES lines read holds "Linux version ":
