@@ -63,6 +63,9 @@ static const char *hp_kunit_switch_off(const char *feature)
 		return "the task stack is not in vmalloc space";
 	if (!strcmp(feature, "slab_free") && !IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		return "CONFIG_SLAB_FREELIST_HARDENED=n";
+	/* the boot check's "passed" line is printed only by a kernel built with it */
+	if (!strcmp(feature, "debug_wx") && !IS_ENABLED(CONFIG_DEBUG_WX))
+		return "CONFIG_DEBUG_WX=n";
 	if (!strcmp(feature, "mte") && !kasan_hw_tags_enabled())
 		return "KASAN hardware tags off";
 	if (!strcmp(feature, "kfence") &&

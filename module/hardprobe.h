@@ -70,12 +70,25 @@ struct hp_feature {
 	const struct hp_feature_impl *impl;
 };
 
+/* An oops a bug meets once past a fatal probe's feature (hp_probe.escape). */
+struct hp_escape {
+	const char *text;	/* the kernel-log text of the oops */
+	const char *by;		/* what it is: "nx's catch" */
+};
+
 struct hp_probe {
 	const char *name;
 	const char *feature;
 	enum hp_kind kind;
 	/* kernel-log text that proves a catch, for fatal probes */
 	const char *signature;
+	/*
+	 * fatal probes: what a bug that got past the feature dies of further
+	 * on (a call into data meets NX), ended by an empty entry. A task
+	 * that died of one is vulnerable (the feature let the bug through),
+	 * never protected and never an error
+	 */
+	const struct hp_escape *escape;
 	void (*run)(struct hp_result *r);
 	/*
 	 * at most how many WARN-class reports (WARN, UBSAN, KASAN, KFENCE) a
@@ -94,7 +107,8 @@ struct hp_probe {
 /*
  * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
  * run by the function hp_<feature>_<probe>(); the optional designated
- * initializers give .signature (fatal probes), .warns and .reports.
+ * initializers give .signature and .escape (fatal probes), .warns and
+ * .reports.
  */
 #define HP_PROBE(feat, probe, k, ...)					\
 	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\
@@ -134,6 +148,8 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
+unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
+			      char *line, size_t len, const char *stop, bool *whole);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 ssize_t hp_write_file(const char *path, const char *buf, size_t len);
 unsigned long hp_fn_size(const void *fn);

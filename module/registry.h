@@ -86,6 +86,18 @@ HP_REGISTRY(cr4_pinning, memexec, "memory permissions",
 HP_REGISTRY(null_deref, memexec, "memory permissions",
 	    "NULL dereference on the unmapped page 0",
 	    "CONFIG_DEFAULT_MMAP_MIN_ADDR")
+HP_REGISTRY(debug_notifiers, debug_checks, "kernel self-checks",
+	    "Notifier callback check",
+	    "CONFIG_DEBUG_NOTIFIERS")
+HP_REGISTRY(debug_sg, debug_checks, "kernel self-checks",
+	    "Scatterlist address check",
+	    "CONFIG_DEBUG_SG")
+HP_REGISTRY(debug_virtual, debug_checks, "kernel self-checks",
+	    "Virtual-to-physical address check",
+	    "CONFIG_DEBUG_VIRTUAL")
+HP_REGISTRY(debug_wx, debug_checks, "kernel self-checks",
+	    "Boot check for W+X mappings",
+	    "CONFIG_DEBUG_WX")
 HP_REGISTRY(kcfi, cfi, "forward-edge CFI",
 	    "kCFI (indirect-call type check)",
 	    HP_SYM_CFI)

@@ -196,6 +196,12 @@ static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *w
 		scnprintf(why, len, "%s: a catch would panic; needs allow_fatal=2", panics);
 		return why;
 	}
+	/* one that warns (its catch, or on its way to another's) as safe probes are */
+	if (allow < 2 && p->warns && hp_warn_refusal(p->warns, panics, sizeof(panics))) {
+		scnprintf(why, len, "%s: its %u warning%s would panic; needs allow_fatal=2",
+			  panics, p->warns, p->warns == 1 ? "" : "s");
+		return why;
+	}
 	return NULL;
 }
 
@@ -257,9 +263,37 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 }
 
 /*
+ * A fatal probe's task died after its marker without its catch: of one of
+ * the oopses a bug past its feature meets (.escape), in its own report
+ * (@sc, tied to its PID), or of something else. Under hp_lock.
+ */
+static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_state *st,
+			     struct hp_scan *sc, struct hp_result *r)
+{
+	const struct hp_escape *e;
+	char line[HP_EVIDENCE_LEN];
+
+	sc->line = line;
+	sc->len = sizeof(line);
+	for (e = p->escape; e->text; e++) {
+		sc->needles = &e->text;
+		if (hp_log_scan(sc)) {
+			hp_set(r, HP_VULNERABLE,
+			       "not caught by this check: its task (pid %d) went on and died of %s: %s",
+			       st->pid, e->by, line);
+			return;
+		}
+	}
+	hp_set(r, HP_ERROR,
+	       "its task (pid %d) died without '%s' (or an oops the bug meets past it) in its own report: it died of something else",
+	       st->pid, p->signature ?: "-");
+}
+
+/*
  * The verdict on a fatal probe whose task is gone: its own catch is its
  * signature after its marker, in the same report as its task's
- * "PID: <pid> " line. Kept once found: the log ring may wrap later.
+ * "PID: <pid> " line; another protection's catch there (.escape) means
+ * the bug got past this one. Kept once found: the log ring may wrap later.
  * Under hp_lock.
  */
 static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
@@ -275,16 +309,19 @@ static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 	sc.found = &found;
 	snprintf(marker, sizeof(marker), "begin %s [%llu]", p->name, st->seq);
 	snprintf(tie, sizeof(tie), " PID: %d ", st->pid);
-	if (sig && hp_log_scan(&sc))
+	if (sig && hp_log_scan(&sc)) {
 		r->outcome = HP_PROTECTED;
-	else if (!sc.marked)
+	} else if (sc.marked && p->escape) {
+		hp_fatal_escaped(p, st, &sc, r);
+	} else if (!sc.marked) {
 		hp_set(r, HP_ERROR,
 		       "its task (pid %d) died, and the kernel log no longer holds its marker: the verdict is lost (log_buf_len)",
 		       st->pid);
-	else
+	} else {
 		hp_set(r, HP_ERROR,
 		       "its task (pid %d) died without '%s' in its own report: it died of something else",
 		       st->pid, sig ?: "-");
+	}
 	st->res = *r;
 	st->in_flight = false;
 	hp_fatal_put(st);

@@ -23,6 +23,16 @@ static void hp_scan_copy(struct hp_scan *sc, char *text)
 	strscpy(sc->line, strim(text), sc->len);
 }
 
+/* Whether the log line @buf holds @needle (begins with it, for @sc->at_start). */
+static bool hp_scan_match(const struct hp_scan *sc, const char *buf, const char *needle)
+{
+	if (!sc->at_start)
+		return strstr(buf, needle);
+	if (buf[0] == '[' && strstr(buf, "] "))
+		buf = strstr(buf, "] ") + 2;
+	return !strncmp(buf, needle, strlen(needle));
+}
+
 /*
  * One pass over the kernel log: for each needle whether a line after the
  * last line holding the marker holds it.
@@ -33,7 +43,7 @@ static void hp_scan_copy(struct hp_scan *sc, char *text)
  */
 unsigned int hp_log_scan(struct hp_scan *sc)
 {
-	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0;
+	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0, nr = 0;
 	struct kmsg_dump_iter iter;
 	bool rescan = false;
 	u64 from, seq, mark = 0;
@@ -41,6 +51,7 @@ unsigned int hp_log_scan(struct hp_scan *sc)
 	char *buf;
 
 	sc->marked = !sc->marker;
+	sc->boot = false;
 	memset(sc->found, 0, sc->n * sizeof(*sc->found));
 	buf = kmalloc(1024, GFP_KERNEL);
 	if (!buf)
@@ -55,6 +66,10 @@ again:
 	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
 	     seq = iter.cur_seq) {
 		buf[k] = '\0';
+		if (nr++ < HP_BOOT_LINES && strstr(buf, "Linux version "))
+			sc->boot = true;
+		if (sc->stop && strstr(buf, sc->stop))
+			break;
 		if (sc->marker && strstr(buf, sc->marker)) {
 			sc->marked = true;
 			mark = seq;
@@ -78,7 +93,8 @@ again:
 			pending -= !!pending;
 		}
 		for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
-			if (sc->found[i] || !sc->needles[i] || !strstr(buf, sc->needles[i]))
+			if (sc->found[i] || !sc->needles[i] ||
+			    !hp_scan_match(sc, buf, sc->needles[i]))
 				continue;
 			sc->found[i] = true;
 			if (!i)
@@ -88,6 +104,7 @@ again:
 	if (rescan && !sc->marked) {
 		kmsg_dump_rewind(&iter);
 		rescan = false;
+		nr = 0;
 		goto again;
 	}
 	if (sc->marker && sc->marked)
@@ -139,4 +156,32 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			      .found = found, .line = line, .len = len };
 
 	return hp_log_scan(&sc);
+}
+
+/**
+ * hp_log_find_boot() - search the whole kernel log, and say if it is whole
+ * @needles: texts a line begins with (after its time stamp): the kernel's
+ *	own lines, not quotes of them in later ones (NULL entries are skipped)
+ * @n: number of @needles
+ * @found: set per needle: a line of the log begins with it
+ * @line: where to copy the first line beginning with needles[0] (may be NULL)
+ * @len: size of @line
+ * @stop: text of the line where the search ends (NULL: the log's end), for
+ *	needles the boot prints before it ("as init process")
+ * @whole: set if the log still starts with the boot (its banner, "Linux
+ *	version ...", within its first lines): then a needle not found was
+ *	never printed in this boot (before @stop)
+ *
+ * Return: how many of @needles were found.
+ */
+unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
+			      char *line, size_t len, const char *stop, bool *whole)
+{
+	struct hp_scan sc = { .needles = needles, .n = n, .found = found,
+			      .line = line, .len = len, .at_start = true,
+			      .stop = stop };
+	unsigned int hits = hp_log_scan(&sc);
+
+	*whole = sc.boot;
+	return hits;
 }

@@ -21,8 +21,21 @@ struct hp_scan {
 	 * @tie: the same report as the task's "PID: <pid> " line
 	 */
 	const char *tie;
+	/* the needles count only at the start of a line (after its time stamp) */
+	bool at_start;
+	/* the pass ends at the first line holding it (NULL: at the log's end) */
+	const char *stop;
 	bool marked;			/* out: the marker was found */
+	/*
+	 * out: one of the first HP_BOOT_LINES lines read holds "Linux version ":
+	 * a pass from the log's start (no @marker) read the boot from its
+	 * beginning, nothing lost to a wrap or a clear
+	 */
+	bool boot;
 };
+
+/* the boot's banner comes within this many lines of the log's first (arm64: the second) */
+#define HP_BOOT_LINES	16
 
 unsigned int hp_log_scan(struct hp_scan *sc);
 

@@ -66,6 +66,27 @@ static bool module_result(const char *marker, const char *name, char *outcome,
 	return true;
 }
 
+/*
+ * The module's verdict on a fatal probe whose writer died (debugfs "run"
+ * reads it: "<name> <outcome> <evidence>"): it also knows the other
+ * protection's catch the bug may have gone on to (the probe's .escape).
+ */
+static bool module_verdict(const char *name, char *outcome, size_t olen,
+			   char *evidence, size_t elen)
+{
+	char line[LINE], *p;
+	size_t n = strlen(name);
+
+	if (read_text(HP_DIR "/run", line, sizeof(line)) || strncmp(line, name, n) ||
+	    line[n] != ' ')
+		return false;
+	p = line + n + 1;
+	snprintf(outcome, olen, "%.*s", (int)strcspn(p, " "), p);
+	p += strcspn(p, " ");
+	snprintf(evidence, elen, "%s", *p ? p + 1 : "");
+	return true;
+}
+
 /* Run a fatal probe in a child; returns its wait status, or -1 on timeout. */
 static int run_child(const char *name, int *werr)
 {
@@ -130,6 +151,13 @@ static void run_probe(const struct probe *p, bool safe_only)
 	}
 	if (module_result(marker, p->name, outcome, sizeof(outcome), evidence,
 			  sizeof(evidence))) {
+		printf("# %s: %s: %s\n", p->name, outcome, evidence);
+		judge(p, outcome, evidence);
+		return;
+	}
+	/* died without the signature: the module judges that death, .escape included */
+	if (fatal && WIFSIGNALED(status) &&
+	    module_verdict(p->name, outcome, sizeof(outcome), evidence, sizeof(evidence))) {
 		printf("# %s: %s: %s\n", p->name, outcome, evidence);
 		judge(p, outcome, evidence);
 		return;
