@@ -74,6 +74,12 @@ struct hp_feature {
 struct hp_escape {
 	const char *text;	/* the kernel-log text of the oops */
 	const char *by;		/* what it is: "nx's catch" */
+	/*
+	 * it stops the bug before the feature is tested (PTI's NX on the
+	 * kernel's copy of user memory, before SMEP): inconclusive, not
+	 * vulnerable
+	 */
+	bool first;
 };
 
 struct hp_probe {

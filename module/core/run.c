@@ -277,12 +277,17 @@ static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_sta
 	sc->len = sizeof(line);
 	for (e = p->escape; e->text; e++) {
 		sc->needles = &e->text;
-		if (hp_log_scan(sc)) {
+		if (!hp_log_scan(sc))
+			continue;
+		if (e->first)
+			hp_set(r, HP_INCONCLUSIVE,
+			       "not tested: its task (pid %d) died of %s first: %s",
+			       st->pid, e->by, line);
+		else
 			hp_set(r, HP_VULNERABLE,
 			       "not caught by this check: its task (pid %d) went on and died of %s: %s",
 			       st->pid, e->by, line);
-			return;
-		}
+		return;
 	}
 	hp_set(r, HP_ERROR,
 	       "its task (pid %d) died without '%s' (or an oops the bug meets past it) in its own report: it died of something else",

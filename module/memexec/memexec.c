@@ -731,8 +731,22 @@ static const struct hp_probe hp_probes_vmalloc_guard[] = {
 
 HP_FEATURE(vmalloc_guard, .layers = hp_vguard_layers);
 
+/*
+ * x86 with page-table isolation on (pti=on, or a CPU affected by Meltdown):
+ * the kernel's page tables map user memory NX, so the jump dies of NX before
+ * SMEP is ever asked: not SMEP's catch, and no test of it.
+ */
+static const struct hp_escape hp_uexec_escape[] = {
+#if defined(CONFIG_X86_64)
+	{ .text = HP_NX_SIG, .first = true,
+	  .by = "PTI's NX on the kernel's mapping of user memory" },
+#endif
+	{ }
+};
+
 static const struct hp_probe hp_probes_user_exec[] = {
-	HP_PROBE(user_exec, mmap, HP_FATAL, .signature = HP_UEXEC_SIG),
+	HP_PROBE(user_exec, mmap, HP_FATAL, .signature = HP_UEXEC_SIG,
+		 .escape = hp_uexec_escape),
 };
 
 HP_FEATURE(user_exec, .layers = hp_uexec_layers, .unavailable = hp_user_unavailable);
