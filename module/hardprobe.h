@@ -162,6 +162,8 @@ unsigned long hp_fn_size(const void *fn);
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_ulong(const char *param, unsigned long *val);
 bool hp_cmdline_word(const char *word);
+bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg), const void *arg);
+const char *hp_slub_debug_value(const char *word);
 bool hp_slub_debug_on(void);
 bool hp_warn_panics(void);
 

@@ -133,8 +133,7 @@ ssize_t hp_write_file(const char *path, const char *buf, size_t len)
  * Each word of the kernel command line to @fn(@word, @arg), in order;
  * true if @fn said true for any of them.
  */
-static bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg),
-			    const void *arg)
+bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg), const void *arg)
 {
 	char *buf, *tok, *p;
 	bool found = false;
@@ -212,6 +211,27 @@ static bool hp_cmdline_word_one(const char *word, const void *arg)
 	return !strcmp(word, arg);
 }
 
+/**
+ * hp_slub_debug_value() - the value of a command-line word that sets SLUB debugging
+ * @word: one word of the kernel command line
+ *
+ * Return: what follows "slub_debug=" (or "slab_debug=", 6.8 on), "" for the
+ * bare word, NULL for any other word.
+ */
+const char *hp_slub_debug_value(const char *word)
+{
+	static const char *const names[] = { "slub_debug", "slab_debug" };
+	unsigned int i;
+
+	for (i = 0; i < (HP_HAVE_SLAB_DEBUG_PARAM ? 2 : 1); i++) {
+		size_t n = strlen(names[i]);
+
+		if (!strncmp(word, names[i], n) && (!word[n] || word[n] == '='))
+			return word[n] ? word + n + 1 : "";
+	}
+	return NULL;
+}
+
 /* the last slub_debug (or slab_debug) word: its value, "" for the bare word */
 struct hp_slub_word {
 	bool seen;
@@ -220,22 +240,14 @@ struct hp_slub_word {
 
 static bool hp_slub_debug_one(const char *word, const void *arg)
 {
-	static const char *const names[] = { "slub_debug", "slab_debug" };
 	struct hp_slub_word *last = (struct hp_slub_word *)arg;
-	unsigned int i;
+	const char *v = hp_slub_debug_value(word);
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		size_t n = strlen(names[i]);
-
-		if (i && !HP_HAVE_SLAB_DEBUG_PARAM)
-			break;
-		if (strncmp(word, names[i], n) || (word[n] && word[n] != '='))
-			continue;
-		strscpy(last->val, word[n] ? word + n + 1 : "", sizeof(last->val));
-		last->seen = true;
-		return true;
-	}
-	return false;
+	if (!v)
+		return false;
+	strscpy(last->val, v, sizeof(last->val));
+	last->seen = true;
+	return true;
 }
 
 /**

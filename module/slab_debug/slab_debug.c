@@ -320,7 +320,7 @@ static const char *hp_sd_block(const char *s, unsigned int *flags, bool *list)
 
 /*
  * The debug flags every cache gets, as setup_slub_debug() computes them
- * from one slub_debug word's value @v (NULL: the bare word) and the flags
+ * from one slub_debug word's value @v ("": the bare word) and the flags
  * before it @prev: a block without a list of caches sets them, a list alone
  * leaves them.
  */
@@ -329,7 +329,7 @@ static unsigned int hp_sd_setup(const char *v, unsigned int prev)
 	unsigned int global = HP_SD_DEFAULT, flags;
 	bool list, changed = false, listed = false;
 
-	if (!v || !*v)
+	if (!*v)
 		return HP_SD_DEFAULT;
 	while (v) {
 		v = hp_sd_block(v, &flags, &list);
@@ -343,37 +343,38 @@ static unsigned int hp_sd_setup(const char *v, unsigned int prev)
 	return listed && !changed ? prev : global;
 }
 
+/* the global debug flags so far, and the last slub_debug word */
+struct hp_sd_asked {
+	unsigned int flags;
+	char *word;
+	size_t len;
+};
+
+static bool hp_sd_asked_one(const char *word, const void *arg)
+{
+	struct hp_sd_asked *a = (struct hp_sd_asked *)arg;
+	const char *v = hp_slub_debug_value(word);
+
+	if (!v)
+		return false;
+	a->flags = hp_sd_setup(v, a->flags);
+	strscpy(a->word, word, a->len);
+	return true;
+}
+
 /*
  * The global debug flags the configuration and the command line ask for;
  * @word gets the last slub_debug word (empty if none).
  */
 static unsigned int hp_sd_asked(char *word, size_t len)
 {
-	unsigned int flags = IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ? HP_SD_DEFAULT : 0;
-	char *buf, *p, *tok;
+	struct hp_sd_asked a = {
+		IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ? HP_SD_DEFAULT : 0, word, len,
+	};
 
 	word[0] = '\0';
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
-		goto out;
-	p = buf;
-	while ((tok = strsep(&p, " ")) != NULL) {
-		const char *rest;
-
-		if (str_has_prefix(tok, "slub_debug"))
-			rest = tok + strlen("slub_debug");
-		else if (HP_HAVE_SLAB_DEBUG_PARAM && str_has_prefix(tok, "slab_debug"))
-			rest = tok + strlen("slab_debug");
-		else
-			continue;
-		if (*rest && *rest != '=')
-			continue;
-		flags = hp_sd_setup(*rest ? rest + 1 : NULL, flags);
-		strscpy(word, tok, len);
-	}
-out:
-	kfree(buf);
-	return flags;
+	hp_cmdline_each(hp_sd_asked_one, &a);
+	return a.flags;
 }
 
 static void hp_slab_debug_layers(struct hp_layers *l)
