@@ -65,6 +65,7 @@
 #endif
 
 #include "../hardprobe.h"
+#include "../lib/oops.h"
 
 /* what the notifier returns: no NOTIFY_STOP_MASK bit, the chain goes on */
 #define HP_DN_MAGIC	0x5a5a
@@ -82,22 +83,17 @@
 #define HP_SG_LEN	64
 
 /*
- * The kernel's report of each catch. The NX lines are memexec.c's
- * HP_NX_SIG (arch/x86/mm/fault.c, arch/arm64/mm/fault.c).
+ * The kernel's report of each catch; the page-fault lines of the oopses a
+ * bug meets past a check (HP_NX_SIG, HP_NULL_SIG) are in lib/oops.h.
  */
 #if defined(CONFIG_X86_64)
 #define HP_DV_SIG	"arch/x86/mm/physaddr.c:"
-#define HP_NX_SIG	"kernel tried to execute NX-protected page"
 #define HP_WX_PREFIX	"x86/mm: "
-#define HP_DC_ARCH_OK
 #elif defined(CONFIG_ARM64)
 #define HP_DV_SIG	"virt_to_phys used for non-linear address"
-#define HP_NX_SIG	"Unable to handle kernel execute from non-executable memory"
 #define HP_WX_PREFIX	""
-#define HP_DC_ARCH_OK
 #else
 #define HP_DV_SIG	"-"
-#define HP_NX_SIG	NULL
 #define HP_WX_PREFIX	""
 #endif
 /* the kernel's own lines (arch/x86/mm/dump_pagetables.c, arch/arm64/mm/ptdump.c) */
@@ -108,7 +104,9 @@
 
 /* debug_notifiers without the check: the call into kmalloc memory meets NX */
 static const struct hp_escape hp_dn_escape[] = {
+#ifdef HP_ARCH_OK
 	{ HP_NX_SIG, "nx's catch (NX stopped the call into data, not DEBUG_NOTIFIERS)" },
+#endif
 	{}
 };
 
@@ -122,7 +120,7 @@ static const struct hp_escape hp_dn_escape[] = {
 static const struct hp_escape hp_sg_escape[] = {
 #ifdef CONFIG_X86_64
 	{ HP_DV_SIG, "debug_virtual's catch in virt_to_page(), not DEBUG_SG's" },
-	{ "BUG: kernel NULL pointer dereference",
+	{ HP_NULL_SIG,
 	  "a fault in virt_to_page() (no memory map section for that pfn), not DEBUG_SG's catch" },
 #endif
 	{}
@@ -218,6 +216,17 @@ static void hp_debug_notifiers_data_call(struct hp_result *r)
 		       ret, HP_DN_MAGIC);
 }
 
+/* The bug needs @vbuf outside the linear map; true if it is, else @r is set. */
+static bool hp_dc_outside_linear(struct hp_result *r, const void *vbuf)
+{
+	if (is_vmalloc_addr(vbuf) && !virt_addr_valid(vbuf))
+		return true;
+	hp_set(r, HP_INCONCLUSIVE,
+	       "vmalloc memory at %p passes virt_addr_valid() (or is not in vmalloc space): no bug to provoke",
+	       vbuf);
+	return false;
+}
+
 /* Control: a linear-map buffer's entry maps back to it; @vbuf is not one. */
 static bool hp_sg_control(struct hp_result *r, void *kbuf, void *vbuf)
 {
@@ -230,13 +239,7 @@ static bool hp_sg_control(struct hp_result *r, void *kbuf, void *vbuf)
 		       kbuf, sg_virt(&sg));
 		return false;
 	}
-	if (!is_vmalloc_addr(vbuf) || virt_addr_valid(vbuf)) {
-		hp_set(r, HP_INCONCLUSIVE,
-		       "vmalloc memory at %p passes virt_addr_valid() (or is not in vmalloc space): no bug to provoke",
-		       vbuf);
-		return false;
-	}
-	return true;
+	return hp_dc_outside_linear(r, vbuf);
 }
 
 static void hp_debug_sg_vmalloc(struct hp_result *r)
@@ -294,12 +297,8 @@ static void hp_debug_virtual_vmalloc(struct hp_result *r)
 		       kbuf, phys_to_virt(pa));
 		goto out;
 	}
-	if (!is_vmalloc_addr(vbuf) || virt_addr_valid(vbuf)) {
-		hp_set(r, HP_INCONCLUSIVE,
-		       "vmalloc memory at %p passes virt_addr_valid() (or is not in vmalloc space): no bug to provoke",
-		       vbuf);
+	if (!hp_dc_outside_linear(r, vbuf))
 		goto out;
-	}
 	hp_dv_reach(reach, sizeof(reach), vbuf);
 	hp_dc_mark(marker, sizeof(marker), "debug_virtual: virt_to_phys() of vmalloc memory",
 		   vbuf);
@@ -400,7 +399,7 @@ static void hp_wx_layers(struct hp_layers *l)
 
 static const char *hp_dv_unavailable(void)
 {
-#ifdef HP_DC_ARCH_OK
+#ifdef HP_ARCH_OK
 	return NULL;
 #else
 	return "no probe for this architecture";
