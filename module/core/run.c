@@ -264,8 +264,8 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 
 /*
  * A fatal probe's task died after its marker without its catch: of one of
- * the oopses a bug past its feature meets (.escape), in its own report
- * (@sc, tied to its PID), or of something else. Under hp_lock.
+ * the oopses a bug past its feature meets (.escape, if it has any), in its
+ * own report (@sc, tied to its PID), or of something else. Under hp_lock.
  */
 static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_state *st,
 			     struct hp_scan *sc, struct hp_result *r)
@@ -275,7 +275,7 @@ static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_sta
 
 	sc->line = line;
 	sc->len = sizeof(line);
-	for (e = p->escape; e->text; e++) {
+	for (e = p->escape; e && e->text; e++) {
 		sc->needles = &e->text;
 		if (!hp_log_scan(sc))
 			continue;
@@ -290,8 +290,9 @@ static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_sta
 		return;
 	}
 	hp_set(r, HP_ERROR,
-	       "its task (pid %d) died without '%s' (or an oops the bug meets past it) in its own report: it died of something else",
-	       st->pid, p->signature ?: "-");
+	       "its task (pid %d) died without '%s'%s in its own report: it died of something else",
+	       st->pid, p->signature ?: "-",
+	       p->escape ? " (or an oops the bug meets past it)" : "");
 }
 
 /*
@@ -316,16 +317,12 @@ static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 	snprintf(tie, sizeof(tie), " PID: %d ", st->pid);
 	if (sig && hp_log_scan(&sc)) {
 		r->outcome = HP_PROTECTED;
-	} else if (sc.marked && p->escape) {
-		hp_fatal_escaped(p, st, &sc, r);
 	} else if (!sc.marked) {
 		hp_set(r, HP_ERROR,
 		       "its task (pid %d) died, and the kernel log no longer holds its marker: the verdict is lost (log_buf_len)",
 		       st->pid);
 	} else {
-		hp_set(r, HP_ERROR,
-		       "its task (pid %d) died without '%s' in its own report: it died of something else",
-		       st->pid, sig ?: "-");
+		hp_fatal_escaped(p, st, &sc, r);
 	}
 	st->res = *r;
 	st->in_flight = false;
