@@ -414,7 +414,7 @@ static void hp_null_page(void)
  */
 #define HP_JIT_IMM	0x4a5b6c7dU
 #define HP_JIT_MAX	4096
-#define HP_JIT_SYSCTL	"/proc/sys/net/core/bpf_jit_harden"
+#define HP_JIT_SYSCTL	"net.core.bpf_jit_harden"
 #if defined(__aarch64__)
 #define HP_JIT_FORM	"its MOVZ/MOVK halves"
 #else
@@ -544,10 +544,10 @@ static const char *hp_jit_verdict(long harden, struct hp_try *t, char *ev, size_
 		return "inconclusive";
 	}
 	/* control: the same load at 0, then the old value back */
-	err = hp_sysctl_set("net.core.bpf_jit_harden", 0);
+	err = hp_sysctl_set(HP_JIT_SYSCTL, 0);
 	if (err) {
-		if ((hp_sysctl("net.core.bpf_jit_harden", &now) || now != harden) &&
-		    hp_sysctl_set("net.core.bpf_jit_harden", harden)) {
+		if ((hp_sysctl(HP_JIT_SYSCTL, &now) || now != harden) &&
+		    hp_sysctl_set(HP_JIT_SYSCTL, harden)) {
 			snprintf(ev, len, "could not restore net.core.bpf_jit_harden=%ld (now %ld)",
 				 harden, now);
 			return NULL;
@@ -558,7 +558,7 @@ static const char *hp_jit_verdict(long harden, struct hp_try *t, char *ev, size_
 		return "inconclusive";
 	}
 	st = hp_try_as(false, hp_jit_try, NULL, &c);
-	err = hp_sysctl_set("net.core.bpf_jit_harden", harden);
+	err = hp_sysctl_set(HP_JIT_SYSCTL, harden);
 	if (err) {
 		snprintf(ev, len, "could not restore net.core.bpf_jit_harden=%ld (%s)", harden,
 			 strerror(-err));
@@ -583,7 +583,7 @@ static void hp_bpf_jit_harden(void)
 {
 	const char *name = "bpf_jit_harden", *outcome;
 	char conf[160] = "", ev[LINE], tail[128] = "";
-	bool configured = hp_knob("net.core.bpf_jit_harden", 2, false, conf, sizeof(conf));
+	bool configured = hp_knob(HP_JIT_SYSCTL, 2, false, conf, sizeof(conf));
 	long harden = 0, kptr = 0, v = -1;
 	bool lowered = false;
 	struct hp_try t;
@@ -607,7 +607,7 @@ static void hp_bpf_jit_harden(void)
 			strerror(t.err));
 		return;
 	}
-	if (hp_sysctl("net.core.bpf_jit_harden", &harden)) {
+	if (hp_sysctl(HP_JIT_SYSCTL, &harden)) {
 		hp_line(name, "unsupported", configured, conf,
 			"no net.core.bpf_jit_harden (NET=n or BPF_JIT=n): no BPF JIT to harden");
 		return;
