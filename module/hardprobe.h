@@ -143,6 +143,7 @@ bool hardprobe_would_panic(const char *panic_on, const char *limit,
 			   const char *count, unsigned int n, char *why, size_t len);
 bool hp_oops_refusal(char *why, size_t len);
 bool hp_locked_down(void);
+int hp_may_use(void);
 
 /* helpers for probes (core.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
@@ -159,6 +160,10 @@ unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 ssize_t hp_write_file(const char *path, const char *buf, size_t len);
 unsigned long hp_fn_size(const void *fn);
+void hp_cache_names_init(void);
+u64 hp_cache_load_id(void);
+const char *hp_cache_name(char *buf, size_t len, const char *base);
+#define HP_CACHE_NAME_LEN	48
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_ulong(const char *param, unsigned long *val);
 bool hp_cmdline_word(const char *word);

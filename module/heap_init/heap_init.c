@@ -109,12 +109,14 @@ static bool hp_heap_refill(u64 *p, struct hp_heap_seen *s)
  */
 static void hp_heap_cycle(bool ctl, enum hp_heap_mode mode, struct hp_heap_seen *s)
 {
+	char name[HP_CACHE_NAME_LEN];
 	struct kmem_cache *c;
 	u8 *a, *b;
 
 	memset(s, 0, sizeof(*s));
 	s->kept = -2;
-	c = kmem_cache_create(ctl ? "hardprobe_heap_ctl" : "hardprobe_heap",
+	hp_cache_name(name, sizeof(name), ctl ? "hardprobe_heap_ctl" : "hardprobe_heap");
+	c = kmem_cache_create(name,
 			      HP_HEAP_SIZE, 0, HP_SLAB_NO_MERGE,
 			      ctl ? hp_heap_ctor : NULL);
 	if (!c)

@@ -214,13 +214,15 @@ static void hp_slab_nomerge_same_geometry(struct hp_result *r)
 {
 	struct hp_merge_switches sw;
 	struct kmem_cache *a, *b;
-	char dbg[64] = "";
+	char dbg[64] = "", na[HP_CACHE_NAME_LEN], nb[HP_CACHE_NAME_LEN];
 
 	/* no slub_debug flags: they would keep the caches apart themselves */
-	a = kmem_cache_create("hp_merge_a", 200, 0, HP_SLAB_NO_DEBUG, NULL);
-	b = kmem_cache_create("hp_merge_b", 200, 0, HP_SLAB_NO_DEBUG, NULL);
+	a = kmem_cache_create(hp_cache_name(na, sizeof(na), "hp_merge_a"), 200, 0,
+			      HP_SLAB_NO_DEBUG, NULL);
+	b = kmem_cache_create(hp_cache_name(nb, sizeof(nb), "hp_merge_b"), 200, 0,
+			      HP_SLAB_NO_DEBUG, NULL);
 	if (a && b && a != b)
-		hp_slab_debug_flags("hp_merge_b", dbg, sizeof(dbg));
+		hp_slab_debug_flags(nb, dbg, sizeof(dbg));
 	if (!a || !b)
 		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
 	else if (a == b)
@@ -249,9 +251,12 @@ static void hp_fl_ctor(void *obj)
  * A private cache: the constructor keeps it out of every merge, and it has
  * no slub_debug red zones or poison to change the words the probes compare.
  */
-static struct kmem_cache *hp_fl_cache(const char *name)
+static struct kmem_cache *hp_fl_cache(const char *base)
 {
-	return kmem_cache_create(name, HP_FL_SIZE, 0, HP_SLAB_NO_DEBUG, hp_fl_ctor);
+	char name[HP_CACHE_NAME_LEN];
+
+	return kmem_cache_create(hp_cache_name(name, sizeof(name), base), HP_FL_SIZE, 0,
+				 HP_SLAB_NO_DEBUG, hp_fl_ctor);
 }
 
 static int hp_fl_cmp(const void *a, const void *b)

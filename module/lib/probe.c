@@ -4,7 +4,9 @@
  * feature's evidence layers. A leaf: it uses nothing else of the module.
  */
 #include <linux/kallsyms.h>
+#include <linux/atomic.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
@@ -96,3 +98,39 @@ const struct hp_probe *hardprobe_probe_at(unsigned int i)
 	return i < hp_nr_probes ? hp_probe_tab[i] : NULL;
 }
 EXPORT_SYMBOL_GPL(hardprobe_probe_at);
+
+/*
+ * A private cache stays in sysfs when a probe dies before destroying it (a
+ * caught fatal probe): names carry the load they were made in (the boot
+ * clock at that load, unique across reloads) and a count within it, so that
+ * no later load or call asks SLUB for a name it already has.
+ */
+static u64 hp_load_id;
+static atomic_t hp_cache_seq = ATOMIC_INIT(0);
+
+void hp_cache_names_init(void)
+{
+	hp_load_id = ktime_get_boottime_ns() >> 10;
+}
+
+/* the load's part of a private cache's name: the boot clock at load, in us */
+u64 hp_cache_load_id(void)
+{
+	return hp_load_id;
+}
+
+/**
+ * hp_cache_name() - a name for a private kmem_cache no other cache has
+ * @buf: where it goes
+ * @len: size of @buf
+ * @base: what the name starts with ("hp_slab_debug_rz"): log checkers and
+ *	slub_debug=<flags>,<base>* match the start
+ *
+ * Return: @buf, "<base>-<load>-<n>".
+ */
+const char *hp_cache_name(char *buf, size_t len, const char *base)
+{
+	snprintf(buf, len, "%s-%llx-%d", base, hp_load_id,
+		 atomic_inc_return(&hp_cache_seq));
+	return buf;
+}

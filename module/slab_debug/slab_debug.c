@@ -206,13 +206,14 @@ static void *hp_sd_alloc(struct kmem_cache *c)
 
 static void hp_slab_debug_redzone(struct hp_result *r)
 {
-	const char *cache = HP_SD_CACHE "_rz";
+	char cache[HP_CACHE_NAME_LEN];
 	struct hp_sd_flags fl;
 	struct hp_sd_try t;
 	struct kmem_cache *c;
 	u8 *obj;
 
 	/* the constructor keeps it out of every merge */
+	hp_cache_name(cache, sizeof(cache), HP_SD_CACHE "_rz");
 	c = kmem_cache_create(cache, HP_SD_SIZE, HP_SD_ALIGN, 0, hp_sd_ctor);
 	if (!c) {
 		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
@@ -234,7 +235,7 @@ out:
 
 static void hp_slab_debug_poison(struct hp_result *r)
 {
-	const char *cache = HP_SD_CACHE "_poison";
+	char cache[HP_CACHE_NAME_LEN];
 	void *objs[HP_SD_OBJS] = { };
 	struct hp_sd_flags fl;
 	struct hp_sd_try t;
@@ -243,6 +244,7 @@ static void hp_slab_debug_poison(struct hp_result *r)
 	u8 *a = NULL;
 
 	/* no constructor: SLUB poisons only objects of caches without one */
+	hp_cache_name(cache, sizeof(cache), HP_SD_CACHE "_poison");
 	c = kmem_cache_create(cache, HP_SD_SIZE, HP_SD_ALIGN, HP_SLAB_NO_MERGE, NULL);
 	if (!c) {
 		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
@@ -379,8 +381,7 @@ static unsigned int hp_sd_asked(char *word, size_t len)
 
 static void hp_slab_debug_layers(struct hp_layers *l)
 {
-	static atomic_t seq = ATOMIC_INIT(0);
-	char word[64], flags[96], cache[48];
+	char word[64], flags[96], cache[HP_CACHE_NAME_LEN];
 	struct hp_sd_flags fl;
 	struct kmem_cache *c;
 	unsigned int asked = hp_sd_asked(word, sizeof(word));
@@ -399,7 +400,7 @@ static void hp_slab_debug_layers(struct hp_layers *l)
 		 IS_ENABLED(CONFIG_SLUB_DEBUG) ? "SLUB's debugging code (CONFIG_SLUB_DEBUG=y)" :
 		 "no SLUB debugging code (CONFIG_SLUB_DEBUG=n)");
 	/* layers are read without the probe lock: a name of its own per call */
-	snprintf(cache, sizeof(cache), HP_SD_CACHE "_flags_%d", atomic_inc_return(&seq));
+	hp_cache_name(cache, sizeof(cache), HP_SD_CACHE "_flags");
 	c = kmem_cache_create(cache, HP_SD_SIZE, HP_SD_ALIGN, HP_SLAB_NO_MERGE, NULL);
 	if (!c) {
 		hp_layer(l->active, sizeof(l->active), "cannot create a cache to look at");

@@ -78,9 +78,11 @@ static const char *hp_slab_by(void)
 static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size,
 					slab_flags_t flags)
 {
-	char name[32];
+	char name[HP_CACHE_NAME_LEN];
 
-	snprintf(name, sizeof(name), "hardprobe-slab-%s-%d", kind, seq);
+	/* the load in the name: a caught probe's cache outlives its module */
+	snprintf(name, sizeof(name), "hardprobe-slab-%s-%llx-%d", kind,
+		 hp_cache_load_id(), seq);
 	return kmem_cache_create(name, size, 0, HP_SLAB_NO_MERGE | flags, NULL);
 }
 

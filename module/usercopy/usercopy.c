@@ -57,14 +57,13 @@
 #define HP_UC_STACK	32
 
 static const char hp_uc_rodata[64] = "hardprobe usercopy: legal copy from rodata";
-static atomic_t hp_uc_seq = ATOMIC_INIT(0);
 
 struct hp_uc {
 	unsigned long uaddr;
 	unsigned long ulen;	/* the user buffer's size: PAGE_SIZE unless set */
 	struct kmem_cache *cache;
 	u8 *obj;
-	char name[32];
+	char name[HP_CACHE_NAME_LEN];
 };
 
 static bool hp_uc_map(struct hp_result *r, struct hp_uc *u)
@@ -89,8 +88,10 @@ static bool hp_uc_cache(struct hp_result *r, struct hp_uc *u, const char *kind,
 			unsigned int size, unsigned int align,
 			unsigned int useroffset, unsigned int usersize)
 {
-	snprintf(u->name, sizeof(u->name), "hardprobe-uc-%s-%d", kind,
-		 atomic_inc_return(&hp_uc_seq));
+	char base[24];
+
+	snprintf(base, sizeof(base), "hardprobe-uc-%s", kind);
+	hp_cache_name(u->name, sizeof(u->name), base);
 	u->cache = kmem_cache_create_usercopy(u->name, size, align, 0,
 					      useroffset, usersize, NULL);
 	if (!u->cache) {
@@ -143,7 +144,7 @@ static void hp_uc_slab_size(struct hp_result *r, bool to_user)
 	struct hp_uc u = {};
 	void __user *up;
 	unsigned long left;
-	char what[96];
+	char what[128];
 
 	if (!hp_uc_cache(r, &u, "size", HP_UC_OBJ, HP_UC_ALIGN, 0, HP_UC_OBJ))
 		goto out;
@@ -170,7 +171,7 @@ static void hp_uc_whitelist(struct hp_result *r, bool to_user)
 	struct hp_uc u = {};
 	void __user *up;
 	unsigned long left;
-	char what[96];
+	char what[128];
 
 	if (!hp_uc_cache(r, &u, "wl", HP_UC_WL_OBJ, 0, HP_UC_WL_OFF, HP_UC_WL_LEN))
 		goto out;
