@@ -99,8 +99,11 @@
 /* the kernel's own lines (arch/x86/mm/dump_pagetables.c, arch/arm64/mm/ptdump.c) */
 #define HP_WX_PASSED	HP_WX_PREFIX "Checked W+X mappings: passed"
 #define HP_WX_FAILED	HP_WX_PREFIX "Checked W+X mappings: FAILED"
-/* kernel_init() checks before it starts init: the log after that is not read */
-#define HP_WX_STOP	" as init process"
+/*
+ * kernel_init() checks before it starts init ("Run /init as init process",
+ * a record of its own): the log after that is not read
+ */
+#define HP_WX_STOP	"Run /"
 
 /* debug_notifiers without the check: the call into kmalloc memory meets NX */
 static const struct hp_escape hp_dn_escape[] = {

@@ -23,19 +23,110 @@ static void hp_scan_copy(struct hp_scan *sc, char *text)
 	strscpy(sc->line, strim(text), sc->len);
 }
 
+/* The record's text: past its "[    4.386934] " time stamp and "[  T123] " caller. */
+static const char *hp_scan_text(const char *buf)
+{
+	int i;
+
+	for (i = 0; i < 2 && buf[0] == '[' && strstr(buf, "] "); i++)
+		buf = strstr(buf, "] ") + 2;
+	return buf;
+}
+
+/*
+ * A marker or a stop line is a record of its own that begins with it (the
+ * module's "hardprobe: " may come first), never a quote of it somewhere in
+ * another record: the command line, echoed into the log at boot, can hold
+ * any text.
+ */
+static bool hp_scan_anchored(const char *buf, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	buf = hp_scan_text(buf);
+	if (!strncmp(buf, needle, n))
+		return true;
+	return str_has_prefix(buf, "hardprobe: ") &&
+	       !strncmp(buf + strlen("hardprobe: "), needle, n);
+}
+
 /* Whether the log line @buf holds @needle (begins with it, for @sc->at_start). */
 static bool hp_scan_match(const struct hp_scan *sc, const char *buf, const char *needle)
 {
 	if (!sc->at_start)
 		return strstr(buf, needle);
-	if (buf[0] == '[' && strstr(buf, "] "))
-		buf = strstr(buf, "] ") + 2;
-	return !strncmp(buf, needle, strlen(needle));
+	return !strncmp(hp_scan_text(buf), needle, strlen(needle));
+}
+
+/* Where a pass is: what hp_scan_line() keeps from one line to the next. */
+struct hp_scan_pos {
+	unsigned int since_tie, pending, nr;
+	u64 mark;
+};
+
+/* One line of the log, numbered @seq; false: the pass ends here (@sc->stop). */
+static bool hp_scan_line(struct hp_scan *sc, struct hp_scan_pos *pos, char *buf, u64 seq)
+{
+	unsigned int i;
+
+	if (pos->nr++ < HP_BOOT_LINES && strstr(buf, "Linux version "))
+		sc->boot = true;
+	if (sc->stop && hp_scan_anchored(buf, sc->stop))
+		return false;
+	if (sc->marker && hp_scan_anchored(buf, sc->marker)) {
+		sc->marked = true;
+		pos->mark = seq;
+		pos->since_tie = UINT_MAX;
+		pos->pending = 0;
+		memset(sc->found, 0, sc->n * sizeof(*sc->found));
+		return true;
+	}
+	if (!sc->marked)
+		return true;
+	if (sc->tie) {
+		bool tie = strstr(buf, sc->tie);
+
+		pos->since_tie = tie ? 0 : pos->since_tie == UINT_MAX ? pos->since_tie :
+				 pos->since_tie + 1;
+		if (!sc->found[0] && strstr(buf, sc->needles[0])) {
+			hp_scan_copy(sc, buf);
+			pos->pending = HP_TIE_LINES + 1;
+		}
+		if (pos->pending && pos->since_tie <= HP_TIE_LINES)
+			sc->found[0] = true;
+		pos->pending -= !!pos->pending;
+	}
+	for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
+		if (sc->found[i] || !sc->needles[i] ||
+		    !hp_scan_match(sc, buf, sc->needles[i]))
+			continue;
+		sc->found[i] = true;
+		if (!i)
+			hp_scan_copy(sc, buf);
+	}
+	return true;
+}
+
+/* The lines of @sc->text (a copy of the log taken at a catch), one by one. */
+static void hp_scan_text_lines(struct hp_scan *sc, struct hp_scan_pos *pos, char *buf)
+{
+	const char *t = sc->text, *nl;
+	u64 seq = 0;
+	size_t k;
+
+	for (; *t; t = nl ? nl + 1 : t + k, seq++) {
+		nl = strchr(t, '\n');
+		k = nl ? nl - t : strlen(t);
+		memcpy(buf, t, min_t(size_t, k, 1023));
+		buf[min_t(size_t, k, 1023)] = '\0';
+		if (!hp_scan_line(sc, pos, buf, seq))
+			break;
+	}
 }
 
 /*
- * One pass over the kernel log: for each needle whether a line after the
- * last line holding the marker holds it.
+ * One pass over the kernel log (or over @sc->text): for each needle
+ * whether a line after the last line holding the marker holds it.
  *
  * A marker is printed right before the search for it, after the markers of
  * earlier searches: the pass starts at the last marker found, and goes
@@ -43,10 +134,11 @@ static bool hp_scan_match(const struct hp_scan *sc, const char *buf, const char 
  */
 unsigned int hp_log_scan(struct hp_scan *sc)
 {
-	unsigned int i, hits = 0, since_tie = UINT_MAX, pending = 0, nr = 0;
+	struct hp_scan_pos pos = { .since_tie = UINT_MAX };
+	unsigned int i, hits = 0;
 	struct kmsg_dump_iter iter;
 	bool rescan = false;
-	u64 from, seq, mark = 0;
+	u64 from, seq;
 	size_t k;
 	char *buf;
 
@@ -56,6 +148,10 @@ unsigned int hp_log_scan(struct hp_scan *sc)
 	buf = kmalloc(1024, GFP_KERNEL);
 	if (!buf)
 		return 0;
+	if (sc->text) {
+		hp_scan_text_lines(sc, &pos, buf);
+		goto out;
+	}
 	kmsg_dump_rewind(&iter);
 	from = READ_ONCE(hp_log_seen);
 	if (sc->marker && from > iter.cur_seq && from < iter.next_seq) {
@@ -66,49 +162,18 @@ again:
 	for (seq = iter.cur_seq; kmsg_dump_get_line(&iter, false, buf, 1023, &k);
 	     seq = iter.cur_seq) {
 		buf[k] = '\0';
-		if (nr++ < HP_BOOT_LINES && strstr(buf, "Linux version "))
-			sc->boot = true;
-		if (sc->stop && strstr(buf, sc->stop))
+		if (!hp_scan_line(sc, &pos, buf, seq))
 			break;
-		if (sc->marker && strstr(buf, sc->marker)) {
-			sc->marked = true;
-			mark = seq;
-			since_tie = UINT_MAX;
-			pending = 0;
-			memset(sc->found, 0, sc->n * sizeof(*sc->found));
-			continue;
-		}
-		if (!sc->marked)
-			continue;
-		if (sc->tie) {
-			bool tie = strstr(buf, sc->tie);
-
-			since_tie = tie ? 0 : since_tie == UINT_MAX ? since_tie : since_tie + 1;
-			if (!sc->found[0] && strstr(buf, sc->needles[0])) {
-				hp_scan_copy(sc, buf);
-				pending = HP_TIE_LINES + 1;
-			}
-			if (pending && since_tie <= HP_TIE_LINES)
-				sc->found[0] = true;
-			pending -= !!pending;
-		}
-		for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
-			if (sc->found[i] || !sc->needles[i] ||
-			    !hp_scan_match(sc, buf, sc->needles[i]))
-				continue;
-			sc->found[i] = true;
-			if (!i)
-				hp_scan_copy(sc, buf);
-		}
 	}
 	if (rescan && !sc->marked) {
 		kmsg_dump_rewind(&iter);
 		rescan = false;
-		nr = 0;
+		pos.nr = 0;
 		goto again;
 	}
 	if (sc->marker && sc->marked)
-		WRITE_ONCE(hp_log_seen, mark);
+		WRITE_ONCE(hp_log_seen, pos.mark);
+out:
 	kfree(buf);
 	for (i = 0; i < sc->n; i++)
 		hits += sc->found[i];

@@ -10,7 +10,7 @@
 
 /* What one pass over the log looks for. */
 struct hp_scan {
-	const char *marker;		/* start after the last line holding it, or NULL */
+	const char *marker;		/* start after the last line beginning with it, or NULL */
 	const char *const *needles;	/* NULL entries are skipped */
 	unsigned int n;
 	bool *found;
@@ -23,7 +23,12 @@ struct hp_scan {
 	const char *tie;
 	/* the needles count only at the start of a line (after its time stamp) */
 	bool at_start;
-	/* the pass ends at the first line holding it (NULL: at the log's end) */
+	/*
+	 * the lines to read instead of the kernel log: a copy taken when a
+	 * catch happened (NULL: the kernel log)
+	 */
+	const char *text;
+	/* the pass ends at the first line beginning with it (NULL: at the log's end) */
 	const char *stop;
 	bool marked;			/* out: the marker was found */
 	/*
