@@ -13,7 +13,8 @@ import math
 import re
 import sys
 
-RESULT = re.compile(r"hardprobe: result kaslr\.text (\w+): (.*)")
+# the one-probe guest's "cat run" line (the kernel log has no evidence: it may hold the offset)
+RESULT = re.compile(r"^kaslr\.text (\w+) (.*?)\r?$", re.M)
 MOVED = re.compile(r"starts (-?\d+) MiB off its link address")
 
 

@@ -186,9 +186,9 @@ static int hp_bench_show(struct seq_file *m, void *v)
 
 static int hp_bench_open(struct inode *inode, struct file *file)
 {
-	if (hp_locked_down())
-		return -EPERM;
-	return single_open(file, hp_bench_show, NULL);
+	int err = hp_may_use();
+
+	return err ?: single_open(file, hp_bench_show, NULL);
 }
 
 const struct file_operations hp_bench_fops = {

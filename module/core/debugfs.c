@@ -93,19 +93,30 @@ static int hp_out_install(struct file *file, struct hp_out *out, struct seq_buf 
 }
 
 /*
- * Render at open, into a private buffer: probes and layer callbacks read
- * files (/proc/cmdline, sysfs), which must not happen under a seq_file lock
- * (lockdep: the same lock class, "possible recursive locking").
+ * Opening runs nothing: a task that dies inside ->open() (an oops in a
+ * probe) leaves a file that was never installed and is never released, and
+ * the module it pins can never be unloaded. The run happens at the first
+ * read, where a death closes the file like any other.
  */
 static int hp_render_open(struct inode *inode, struct file *file)
 {
-	void (*render)(struct seq_buf *s, const struct hp_run *run) = inode->i_private;
+	file->private_data = NULL;
+	return hp_may_use();
+}
+
+/*
+ * Render one fresh run into a private buffer: probes and layer callbacks
+ * read files (/proc/cmdline, sysfs), which must not happen under a seq_file
+ * lock (lockdep: the same lock class, "possible recursive locking").
+ */
+static int hp_render(struct file *file)
+{
+	void (*render)(struct seq_buf *s, const struct hp_run *run) =
+		file_inode(file)->i_private;
 	struct hp_run *run;
 	struct hp_out *out;
 	struct seq_buf s;
 
-	if (hp_locked_down())
-		return -EPERM;
 	out = hp_out_alloc(&s);
 	if (!out)
 		return -ENOMEM;
@@ -117,14 +128,29 @@ static int hp_render_open(struct inode *inode, struct file *file)
 	}
 	render(&s, run);
 	hp_run_free(run);
-	return hp_out_install(file, out, &s);
+	if (seq_buf_has_overflowed(&s)) {
+		kvfree(out);
+		return -EOVERFLOW;
+	}
+	out->len = seq_buf_used(&s);
+	/* two readers of one open file: the first rendering stays */
+	if (cmpxchg(&file->private_data, NULL, out))
+		kvfree(out);
+	return 0;
 }
 
 static ssize_t hp_render_read(struct file *file, char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	struct hp_out *out = file->private_data;
+	struct hp_out *out;
+	int err;
 
+	if (!READ_ONCE(file->private_data)) {
+		err = hp_render(file);
+		if (err)
+			return err;
+	}
+	out = READ_ONCE(file->private_data);
 	return simple_read_from_buffer(ubuf, count, ppos, out->buf, out->len);
 }
 
@@ -147,9 +173,11 @@ static int hp_probes_open(struct inode *inode, struct file *file)
 	struct hp_out *out;
 	struct seq_buf s;
 	unsigned int i;
+	int err;
 
-	if (hp_locked_down())
-		return -EPERM;
+	err = hp_may_use();
+	if (err)
+		return err;
 	out = hp_out_alloc(&s);
 	if (!out)
 		return -ENOMEM;
@@ -180,8 +208,9 @@ static ssize_t hp_run_write(struct file *file, const char __user *ubuf,
 	char name[HP_NAME_MAX];
 	int err;
 
-	if (hp_locked_down())
-		return -EPERM;
+	err = hp_may_use();
+	if (err)
+		return err;
 	if (count == 0 || count >= sizeof(name))
 		return -EINVAL;
 	if (copy_from_user(name, ubuf, count))
@@ -203,16 +232,35 @@ static ssize_t hp_run_read(struct file *file, char __user *ubuf, size_t count,
 	char buf[HP_LAST_LEN];
 	int err;
 
-	if (hp_locked_down())
-		return -EPERM;
+	err = hp_may_use();
+	if (err)
+		return err;
 	err = hp_run_last(buf, sizeof(buf));
 	if (err)
 		return err;
 	return simple_read_from_buffer(ubuf, count, ppos, buf, strlen(buf));
 }
 
+/*
+ * No position lock: write() of a file with FMODE_ATOMIC_POS takes the
+ * file's position lock when the writer's file table is shared (threads); a
+ * writer killed by a catch would hold it for good, and any other thread of
+ * its process would wait on it forever. The position is still kept (reads
+ * from two threads at once only race on where each ends).
+ */
+static int hp_run_open(struct inode *inode, struct file *file)
+{
+	int err = hp_may_use();
+
+	if (err)
+		return err;
+	file->f_mode &= ~FMODE_ATOMIC_POS;
+	return 0;
+}
+
 static const struct file_operations hp_run_fops = {
 	.owner = THIS_MODULE,
+	.open = hp_run_open,
 	.read = hp_run_read,
 	.write = hp_run_write,
 	.llseek = default_llseek,
@@ -224,12 +272,22 @@ static void hp_autorun(void)
 	struct hp_run *run = hp_run_all(target);
 	struct seq_buf s;
 	char *buf, *line, *next;
+	unsigned int i;
 
 	buf = kvmalloc(HP_OUT_SIZE, GFP_KERNEL);
 	if (!buf || !run) {
 		pr_err("autorun: out of memory\n");
 		goto out;
 	}
+	/*
+	 * the kernel log may be read by more than root (dmesg_restrict=0):
+	 * evidence can hold addresses and the KASLR offset, and stays in the
+	 * root-only files
+	 */
+	for (i = 0; i < run->nr_probes; i++)
+		strscpy(run->probes[i].res.evidence,
+			"evidence withheld from the kernel log (debugfs hardprobe/json)",
+			sizeof(run->probes[i].res.evidence));
 	seq_buf_init(&s, buf, HP_OUT_SIZE);
 	hp_render_ktap(&s, run);
 	seq_buf_str(&s);
@@ -282,6 +340,7 @@ static int __init hardprobe_init(void)
 		return -ENOMEM;
 	}
 	hp_settings_init();
+	hp_cache_names_init();
 	hp_create_files();
 	pr_info("loaded: %u probes of %u features (target %s)\n", hardprobe_probe_count(),
 		hp_feature_count(), target);

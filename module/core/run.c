@@ -2,32 +2,159 @@
 /*
  * hardprobe run loop: running probes and the fatal-probe bookkeeping.
  *
- * Safe probes run one at a time under hp_lock. A fatal probe cannot hold the
- * lock across its trigger (a catch kills the calling task inside the
- * trigger, and a dead task never unlocks), so it records itself as "in
+ * Safe probes run one at a time under the probe lock. A fatal probe cannot
+ * hold the lock across its trigger (a catch kills the calling task inside
+ * the trigger, and a dead task never unlocks), so it records itself as "in
  * flight" under the lock, prints a unique marker, drops the lock and fires.
  * If it returns, it records what it saw; if the task died, the next report
- * looks for the probe's signature in the kernel log after the marker.
+ * looks for the probe's signature in the kernel log after the marker: in
+ * the copy of the log taken at the catch itself (a kmsg dumper, so that a
+ * "dmesg -C" in between loses nothing), else in the log.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/ctype.h>
+#include <linux/fdtable.h>
+#include <linux/kmsg_dump.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
 
 #include "../hardprobe.h"
 #include "../lib/log.h"
 #include "core.h"
 
-static DEFINE_MUTEX(hp_lock);
+/*
+ * The probe lock: one probe at a time. Not a mutex: a task that dies
+ * holding it (an oops in a safe probe) never unlocks it, and every later
+ * reader would wait for it forever. The lock knows its holder, and the lock
+ * of a holder that is exiting is taken over.
+ */
+static DEFINE_SPINLOCK(hp_lock_spin);
+static struct task_struct *hp_lock_owner;	/* a reference */
+static DECLARE_WAIT_QUEUE_HEAD(hp_lock_wq);
 static u64 hp_seq;
 
-/* Fatal-probe state, one slot per probe, guarded by hp_lock. */
+/* Take the probe lock if it is free, or if its holder is dead. */
+static bool hp_trylock(void)
+{
+	struct task_struct *dead = NULL;
+	bool taken = false;
+
+	spin_lock(&hp_lock_spin);
+	if (hp_lock_owner && (READ_ONCE(hp_lock_owner->flags) & PF_EXITING)) {
+		dead = hp_lock_owner;
+		hp_lock_owner = NULL;
+	}
+	if (!hp_lock_owner) {
+		hp_lock_owner = get_task_struct(current);
+		taken = true;
+	}
+	spin_unlock(&hp_lock_spin);
+	if (dead) {
+		pr_warn("the probe lock's holder (pid %d) died holding it: taken over\n",
+			task_pid_nr(dead));
+		put_task_struct(dead);
+	}
+	return taken;
+}
+
+/* Return: 0 with the probe lock held, -EINTR on a fatal signal. */
+static int hp_lock_killable(void)
+{
+	while (!hp_trylock()) {
+		/* a dead holder wakes nobody: look again every 10 ms */
+		if (wait_event_killable_timeout(hp_lock_wq, !READ_ONCE(hp_lock_owner),
+						msecs_to_jiffies(10)) < 0)
+			return -EINTR;
+	}
+	return 0;
+}
+
+static void hp_unlock(void)
+{
+	struct task_struct *t;
+
+	spin_lock(&hp_lock_spin);
+	t = hp_lock_owner;
+	hp_lock_owner = NULL;
+	spin_unlock(&hp_lock_spin);
+	if (t)
+		put_task_struct(t);
+	wake_up(&hp_lock_wq);
+}
+
+/*
+ * The log as it was at a fatal probe's catch: armed for the writer when it
+ * fires, filled by the kmsg dumper the kernel calls at the end of an oops
+ * (oops_exit(): the task's report printed, the task not yet exiting), read
+ * by the judge once the task is gone. A "dmesg -C" after the catch hides
+ * the log before it from every later reader of the log; not from this copy.
+ */
+#define HP_CAP_LEN	(64 * 1024)
+enum { HP_CAP_IDLE, HP_CAP_ARMED, HP_CAP_FILLING, HP_CAP_FULL };
+static char *hp_cap_buf;
+static struct task_struct *hp_cap_task;	/* no reference: only compared */
+static atomic_t hp_cap_state = ATOMIC_INIT(HP_CAP_IDLE);
+
+static void hp_cap_take(enum kmsg_dump_reason reason)
+{
+	struct kmsg_dump_iter iter;
+	size_t len = 0;
+
+	if (reason != KMSG_DUMP_OOPS || READ_ONCE(hp_cap_task) != current ||
+	    atomic_cmpxchg(&hp_cap_state, HP_CAP_ARMED, HP_CAP_FILLING) != HP_CAP_ARMED)
+		return;
+	kmsg_dump_rewind(&iter);
+	/* the youngest lines that fit: the marker, then the report */
+	if (!kmsg_dump_get_buffer(&iter, false, hp_cap_buf, HP_CAP_LEN - 1, &len))
+		len = 0;
+	hp_cap_buf[len] = '\0';
+	atomic_set_release(&hp_cap_state, HP_CAP_FULL);
+}
+
+#if HP_KMSG_DUMP_DETAIL
+static void hp_cap_dump(struct kmsg_dumper *d, struct kmsg_dump_detail *detail)
+{
+	hp_cap_take(detail->reason);
+}
+#else
+static void hp_cap_dump(struct kmsg_dumper *d, enum kmsg_dump_reason reason)
+{
+	hp_cap_take(reason);
+}
+#endif
+
+static struct kmsg_dumper hp_cap_dumper = {
+	.dump = hp_cap_dump,
+	.max_reason = KMSG_DUMP_OOPS,
+};
+
+/* Arm the copy for the writer about to fire. Under the probe lock. */
+static void hp_cap_arm(void)
+{
+	atomic_set(&hp_cap_state, HP_CAP_IDLE);
+	WRITE_ONCE(hp_cap_task, current);
+	atomic_set(&hp_cap_state, HP_CAP_ARMED);
+}
+
+/* The probe returned, or was judged: no copy wanted. Under the probe lock. */
+static void hp_cap_disarm(void)
+{
+	WRITE_ONCE(hp_cap_task, NULL);
+	/* a dumper that is filling finishes into a buffer nobody reads */
+	atomic_cmpxchg(&hp_cap_state, HP_CAP_ARMED, HP_CAP_IDLE);
+	atomic_cmpxchg(&hp_cap_state, HP_CAP_FULL, HP_CAP_IDLE);
+}
+
+/* Fatal-probe state, one slot per probe, guarded by the probe lock. */
 struct hp_fatal_state {
 	u64 seq;		/* marker of the last attempt, 0: never run */
 	bool in_flight;		/* fired, not returned, not judged yet */
@@ -38,7 +165,7 @@ struct hp_fatal_state {
 
 static struct hp_fatal_state *hp_fatal;
 /*
- * The one fatal probe that may be in flight (-1: none), guarded by hp_lock:
+ * The one fatal probe that may be in flight (-1: none), guarded by the probe lock:
  * while its task lives nothing else runs, safe probes included, so that no
  * other probe's messages fall between its marker and its catch.
  */
@@ -47,19 +174,19 @@ static int hp_fatal_cur = -1;
 static char hp_last[HP_LAST_LEN];
 static int hp_last_slot = -1;
 
-/* The fatal probe in @st fired and its task is dying or dead. Under hp_lock. */
+/* The fatal probe in @st fired and its task is dying or dead. Under the probe lock. */
 static bool hp_task_gone(const struct hp_fatal_state *st)
 {
 	return st->task && (READ_ONCE(st->task->flags) & PF_EXITING);
 }
 
-/* A fatal probe is in flight and its task lives. Under hp_lock. */
+/* A fatal probe is in flight and its task lives. Under the probe lock. */
 static bool hp_fatal_busy(void)
 {
 	return hp_fatal_cur >= 0 && !hp_task_gone(&hp_fatal[hp_fatal_cur]);
 }
 
-/* Forget the task of @st (it returned, or its verdict is kept). Under hp_lock. */
+/* Forget the task of @st (it returned, or its verdict is kept). Under the probe lock. */
 static void hp_fatal_put(struct hp_fatal_state *st)
 {
 	if (st->task)
@@ -73,7 +200,7 @@ static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 /*
  * The fatal probe fired last died: judge it now, while its marker is
  * surely in the log, rather than at the next read of a report (the ring may
- * have wrapped by then). Under hp_lock.
+ * have wrapped by then). Under the probe lock.
  */
 static void hp_fatal_judge_gone(void)
 {
@@ -85,30 +212,22 @@ static void hp_fatal_judge_gone(void)
 }
 
 /*
- * Take hp_lock with no fatal probe in flight, waiting up to 5 s for one to
- * return or die. An oops somewhere else must not wedge every later reader:
- * the wait ends on a fatal signal.
+ * Take the probe lock with no fatal probe in flight. One whose task lives
+ * fails the caller at once (-EBUSY: no wait per probe of a report); one
+ * whose task died is judged first.
  *
- * Return: 0 with hp_lock held, -EINTR or -EBUSY.
+ * Return: 0 with the probe lock held, -EINTR or -EBUSY.
  */
 static int hp_lock_exclusive(void)
 {
-	unsigned int tries;
-
-	for (tries = 0; ; tries++) {
-		if (mutex_lock_killable(&hp_lock))
-			return -EINTR;
-		if (!hp_fatal_busy()) {
-			hp_fatal_judge_gone();
-			return 0;
-		}
-		mutex_unlock(&hp_lock);
-		if (tries >= 500)
-			return -EBUSY;
-		schedule_timeout_killable(msecs_to_jiffies(10));
-		if (fatal_signal_pending(current))
-			return -EINTR;
+	if (hp_lock_killable())
+		return -EINTR;
+	if (hp_fatal_busy()) {
+		hp_unlock();
+		return -EBUSY;
 	}
+	hp_fatal_judge_gone();
+	return 0;
 }
 
 /*
@@ -140,7 +259,7 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 		hp_set(r, HP_UNSUPPORTED,
 		       "refused: %s; it raises up to %u warning%s, and a warning then panics",
 		       why, p->warns, p->warns == 1 ? "" : "s");
-		mutex_unlock(&hp_lock);
+		hp_unlock();
 		return 0;
 	}
 	counted = !hp_setting("/sys/kernel/warn_count", &w0);
@@ -161,7 +280,7 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 			       r->warns, p->warns, ev);
 		}
 	}
-	mutex_unlock(&hp_lock);
+	hp_unlock();
 	return 0;
 }
 
@@ -171,18 +290,18 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
  * @r: its result
  *
  * Return: 0, -EPERM for a probe that is not safe (those run through debugfs
- * "run" with allow_fatal, never from KUnit) or under lockdown, -EINTR or
- * -EBUSY when it could not run.
+ * "run" with allow_fatal, never from KUnit), under lockdown or without
+ * CAP_SYS_ADMIN, -EINTR or -EBUSY when it could not run.
  */
 int hardprobe_run_probe(const struct hp_probe *p, struct hp_result *r)
 {
-	if (p->kind != HP_SAFE)
+	if (p->kind != HP_SAFE || hp_may_use())
 		return -EPERM;
 	return hp_run_safe(p, r);
 }
 EXPORT_SYMBOL_GPL(hardprobe_run_probe);
 
-/* Why @p may not fire now, into @why; NULL if it may. Under hp_lock. */
+/* Why @p may not fire now, into @why; NULL if it may. Under the probe lock. */
 static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *why,
 				    size_t len)
 {
@@ -208,7 +327,7 @@ static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *w
 /*
  * Fire a fatal probe; returns only if the kernel did not stop it. The
  * refusal is decided and the probe marked in flight under one hold of
- * hp_lock, with no other fatal probe in flight: two writers cannot both pass
+ * the probe lock, with no other fatal probe in flight: two writers cannot both pass
  * a check that one oops would fail.
  */
 static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
@@ -226,8 +345,16 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 	if (err)
 		return err;
 	refused = hp_fatal_refusal(p, allow, why, sizeof(why));
+	/*
+	 * A writer that shares its file table (a thread of a multi-threaded
+	 * process: a Go tool, a thread pool) holds a reference to the file it
+	 * writes for the length of write(); killed by the catch, it never
+	 * drops it, and the file pins the module for good.
+	 */
+	if (!refused && atomic_read(&current->files->count) > 1)
+		refused = "its writer shares its file table (a thread, or CLONE_FILES): the catch would leak its reference to the file and pin the module; write from a single-threaded process";
 	if (refused) {
-		mutex_unlock(&hp_lock);
+		hp_unlock();
 		pr_notice_ratelimited("refused %s: %s\n", p->name, refused);
 		return -EPERM;
 	}
@@ -239,33 +366,36 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 	st->pid = task_pid_nr(current);
 	hp_fatal_cur = slot;
 	hp_last_slot = slot;
+	hp_cap_arm();
 	pr_info("begin %s [%llu]\n", p->name, seq);
-	mutex_unlock(&hp_lock);
+	hp_unlock();
 
 	t0 = ktime_get_ns();
 	p->run(&r);
 	r.ns = ktime_get_ns() - t0;
 
 	/* killed while waiting: the probe stays in flight and is judged when we exit */
-	if (!mutex_lock_killable(&hp_lock)) {
+	if (!hp_lock_killable()) {
 		if (st->seq == seq) {
 			st->res = r;
 			st->in_flight = false;
 			hp_fatal_put(st);
+			hp_cap_disarm();
 		}
 		if (hp_fatal_cur == slot)
 			hp_fatal_cur = -1;
-		mutex_unlock(&hp_lock);
+		hp_unlock();
 	}
-	pr_info("result %s %s%s: %s\n", p->name, hp_outcome_name(r.outcome),
-		r.known_gap ? " known_gap" : "", r.evidence);
+	/* no evidence in the log, which more than root may read: "run" has it */
+	pr_info("result %s %s%s\n", p->name, hp_outcome_name(r.outcome),
+		r.known_gap ? " known_gap" : "");
 	return 0;
 }
 
 /*
  * A fatal probe's task died after its marker without its catch: of one of
  * the oopses a bug past its feature meets (.escape, if it has any), in its
- * own report (@sc, tied to its PID), or of something else. Under hp_lock.
+ * own report (@sc, tied to its PID), or of something else. Under the probe lock.
  */
 static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_state *st,
 			     struct hp_scan *sc, struct hp_result *r)
@@ -300,7 +430,7 @@ static void hp_fatal_escaped(const struct hp_probe *p, const struct hp_fatal_sta
  * signature after its marker, in the same report as its task's
  * "PID: <pid> " line; another protection's catch there (.escape) means
  * the bug got past this one. Kept once found: the log ring may wrap later.
- * Under hp_lock.
+ * Under the probe lock.
  */
 static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 			   struct hp_result *r)
@@ -315,6 +445,13 @@ static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 	sc.found = &found;
 	snprintf(marker, sizeof(marker), "begin %s [%llu]", p->name, st->seq);
 	snprintf(tie, sizeof(tie), " PID: %d ", st->pid);
+	/* the copy taken at its catch, if it holds the marker; else the log */
+	if (atomic_read_acquire(&hp_cap_state) == HP_CAP_FULL) {
+		sc.text = hp_cap_buf;
+		hp_log_scan(&sc);
+		if (!sc.marked)
+			sc.text = NULL;
+	}
 	if (sig && hp_log_scan(&sc)) {
 		r->outcome = HP_PROTECTED;
 	} else if (!sc.marked) {
@@ -327,6 +464,7 @@ static void hp_fatal_judge(const struct hp_probe *p, struct hp_fatal_state *st,
 	st->res = *r;
 	st->in_flight = false;
 	hp_fatal_put(st);
+	hp_cap_disarm();
 	if (hp_fatal_cur == st - hp_fatal)
 		hp_fatal_cur = -1;
 }
@@ -338,7 +476,7 @@ static void hp_fatal_result(const struct hp_probe *p, int slot,
 	struct hp_fatal_state *st = &hp_fatal[slot];
 
 	memset(r, 0, sizeof(*r));
-	if (mutex_lock_killable(&hp_lock)) {
+	if (hp_lock_killable()) {
 		hp_set(r, HP_INCONCLUSIVE, "not judged: interrupted");
 		return;
 	}
@@ -353,7 +491,7 @@ static void hp_fatal_result(const struct hp_probe *p, int slot,
 		       st->pid);
 	else
 		hp_fatal_judge(p, st, r);
-	mutex_unlock(&hp_lock);
+	hp_unlock();
 }
 
 /* Run every probe (safe ones now, fatal ones from their record) into @run. */
@@ -444,11 +582,11 @@ static void hp_last_line(char *buf, size_t len, const struct hp_probe *p,
 /* A probe returned: "run" reads its line (no fatal probe left to judge). */
 static void hp_last_set(const struct hp_probe *p, const struct hp_result *r)
 {
-	if (mutex_lock_killable(&hp_lock))
+	if (hp_lock_killable())
 		return;
 	hp_last_line(hp_last, sizeof(hp_last), p, r);
 	hp_last_slot = -1;
-	mutex_unlock(&hp_lock);
+	hp_unlock();
 }
 
 /*
@@ -487,9 +625,9 @@ int hp_run_name(const char *name, bool init, int allow)
 			err = hp_run_safe(p, &r);
 			if (err)
 				return err;
-			pr_info("result %s %s%s: %s\n", p->name,
+			pr_info("result %s %s%s\n", p->name,
 				hp_outcome_name(r.outcome),
-				r.known_gap ? " known_gap" : "", r.evidence);
+				r.known_gap ? " known_gap" : "");
 			hp_last_set(p, &r);
 		}
 		ret = ret == -EPERM ? ret : 0;
@@ -507,11 +645,11 @@ int hp_run_last(char *buf, size_t len)
 	struct hp_result r;
 	int slot;
 
-	if (mutex_lock_killable(&hp_lock))
+	if (hp_lock_killable())
 		return -EINTR;
 	slot = hp_last_slot;
 	strscpy(buf, hp_last, len);
-	mutex_unlock(&hp_lock);
+	hp_unlock();
 	if (slot >= 0) {
 		const struct hp_probe *p = hardprobe_probe_at(slot);
 
@@ -524,15 +662,27 @@ int hp_run_last(char *buf, size_t len)
 int hp_run_init(void)
 {
 	hp_fatal = kcalloc(hardprobe_probe_count(), sizeof(*hp_fatal), GFP_KERNEL);
-	return hp_fatal ? 0 : -ENOMEM;
+	hp_cap_buf = vmalloc(HP_CAP_LEN);
+	if (!hp_fatal || !hp_cap_buf)
+		return -ENOMEM;
+	/* without it (-EBUSY: only one per dumper) the judge reads the log */
+	if (kmsg_dump_register(&hp_cap_dumper))
+		pr_warn("no kmsg dumper: a fatal probe's catch is judged from the log alone\n");
+	return 0;
 }
 
 void hp_run_exit(void)
 {
 	unsigned int i;
 
+	kmsg_dump_unregister(&hp_cap_dumper);
 	for (i = 0; hp_fatal && i < hardprobe_probe_count(); i++)
 		hp_fatal_put(&hp_fatal[i]);
 	kfree(hp_fatal);
 	hp_fatal = NULL;
+	vfree(hp_cap_buf);
+	hp_cap_buf = NULL;
+	if (hp_lock_owner)
+		put_task_struct(hp_lock_owner);
+	hp_lock_owner = NULL;
 }

@@ -154,8 +154,9 @@ static ssize_t hp_kstack_read(struct file *file, char __user *ubuf,
 	char buf[48];
 	int n;
 
-	if (hp_locked_down())
-		return -EPERM;
+	n = hp_may_use();
+	if (n)
+		return n;
 	off = hp_ks_sample();
 	spin_lock(&hp_ks_lock);
 	hp_ks_ring[hp_ks_total % HP_KS_RING] = off;

@@ -226,4 +226,10 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_KUNIT_GEN(gen)						\
 	__builtin_choose_expr(HP_KUNIT_GEN_TAKES_TEST, gen##_test, gen)
 
+/*
+ * 6.12 passes a kmsg dumper a struct kmsg_dump_detail (the reason and a
+ * description) where it passed the reason alone.
+ */
+#define HP_KMSG_DUMP_DETAIL	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
+
 #endif /* _HARDPROBE_COMPAT_H */

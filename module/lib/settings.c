@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -406,4 +407,20 @@ bool hp_warn_panics(void)
 bool hp_locked_down(void)
 {
 	return security_locked_down(LOCKDOWN_DEBUGFS) != 0;
+}
+
+/**
+ * hp_may_use() - may the caller use hardprobe's files and probes?
+ *
+ * Root by the files' modes, and CAP_SYS_ADMIN in the initial user namespace
+ * besides: root in a container with debugfs bind-mounted in must not toggle
+ * CR0.WP or ask the host to run a shell. Never under lockdown.
+ *
+ * Return: 0, or -EPERM.
+ */
+int hp_may_use(void)
+{
+	if (!capable(CAP_SYS_ADMIN) || hp_locked_down())
+		return -EPERM;
+	return 0;
 }
