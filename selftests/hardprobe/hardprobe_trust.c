@@ -14,17 +14,27 @@
  *  - after a caught fatal probe, "run" reads that probe's verdict, and
  *    rmmod returns within seconds (no writer's debugfs reference left);
  *  - run=<fatal probe> at load is refused with a message, and the module
- *    is live afterwards.
+ *    is live afterwards;
+ *  - a writer thread of a two-thread process is refused (its catch would
+ *    leak its file reference and pin the module), and rmmod works after;
+ *  - a forked child writing through its parent's descriptor is caught,
+ *    "dmesg -c" runs, and the parent still reads the probe's verdict from
+ *    "run" (the module copied the log at the catch); rmmod works after;
+ *  - a private cache left behind by a caught probe does not collide with
+ *    the same probe's cache after a reload.
  *
  * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe] [group ...]
- * groups: refusals serialised warn_limit allow_fatal unload run_param (default: all)
+ * groups: refusals serialised warn_limit allow_fatal unload run_param threads
+ *	   forked_fd cache_reload (default: all)
  * It needs root, a caught fatal probe (default nx.kmalloc) and a loaded
  * hardprobe, which it unloads and reloads. Prints KTAP version 1 (kselftest.h);
  * exits 0 (pass), 1 (a failure, or fewer results than planned) or 4 (skip).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -371,6 +381,137 @@ static void test_fatal_run_at_load(void)
 	check(!err, "rmmod_after_run_param", "%s", err ? "failed" : why);
 }
 
+/* load the module for a test that needs it (it may be loaded already) */
+static int ensure_loaded(void)
+{
+	char state[32] = "";
+	int err;
+
+	if (!read_text("/sys/module/hardprobe/initstate", state, sizeof(state)) &&
+	    !strcmp(state, "live"))
+		return write_file(HP_PARAM, "1", 1);
+	err = load_in_child("allow_fatal=1");
+	return err ?: write_file(HP_PARAM, "1", 1);
+}
+
+static void *idle_thread(void *arg)
+{
+	pause();
+	return arg;
+}
+
+/*
+ * A writer that shares its file table (the main thread of a two-thread
+ * process): refused, no catch, and the module unloads after.
+ */
+static void test_threaded_writer(void)
+{
+	char why[96], b[96];
+	pid_t pid;
+	int status;
+
+	if (ensure_loaded()) {
+		check(false, "threaded_writer_refused", "cannot load hardprobe with allow_fatal=1");
+		check(false, "rmmod_after_threaded_writer", "not loaded");
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		pthread_t t;
+		int err;
+
+		if (pthread_create(&t, NULL, idle_thread, NULL))
+			_exit(W_SETUP);
+		err = write_file(HP_DIR "/run", probe, strlen(probe));
+		_exit(writer_code(err));
+	}
+	status = pid > 0 ? wait_for(pid, 30) : -1;
+	check(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == W_EPERM,
+	      "threaded_writer_refused", "a thread of a two-thread process wrote %s: %s",
+	      probe, status_str(status, b, sizeof(b)));
+	status = unload(10, why, sizeof(why));
+	check(status == 0, "rmmod_after_threaded_writer", "%s", why);
+}
+
+/*
+ * A forked child writes through the descriptor its parent opened and is
+ * killed by the catch; the log is read and cleared ("dmesg -c") before the
+ * parent reads "run": the verdict must survive both. Then rmmod.
+ */
+static void test_forked_fd(void)
+{
+	char why[96], b[96], run[LINE] = "", want[128], junk[4096];
+	pid_t pid;
+	int fd, status;
+
+	if (ensure_loaded() || (fd = open(HP_DIR "/run", O_RDWR)) < 0) {
+		check(false, "forked_writer_verdict_after_dmesg_clear", "cannot load or open run");
+		check(false, "rmmod_after_forked_writer", "not loaded");
+		return;
+	}
+	pid = fork();
+	if (!pid)
+		_exit(writer_code(write(fd, probe, strlen(probe)) < 0 ? -errno : 0));
+	status = pid > 0 ? wait_for(pid, 30) : -1;
+	/* dmesg -c: read the whole log and clear it */
+	klogctl(4, junk, sizeof(junk));
+	if (pread(fd, run, sizeof(run) - 1, 0) < 0)
+		snprintf(run, sizeof(run), "read: %s", strerror(errno));
+	close(fd);
+	snprintf(want, sizeof(want), "%s protected ", probe);
+	check(status >= 0 && WIFSIGNALED(status) && !strncmp(run, want, strlen(want)),
+	      "forked_writer_verdict_after_dmesg_clear", "writer %s; after dmesg -c run reads: %.200s",
+	      status_str(status, b, sizeof(b)), run);
+	status = unload(10, why, sizeof(why));
+	check(status == 0, "rmmod_after_forked_writer", "%s", why);
+}
+
+/* Fire @name from a child; the verdict "run" reads after, into @run. */
+static int fire_read(const char *name, char *run, size_t len)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid)
+		_exit(writer_code(write_file(HP_DIR "/run", name, strlen(name))));
+	status = pid > 0 ? wait_for(pid, 30) : -1;
+	if (read_text(HP_DIR "/run", run, len))
+		snprintf(run, len, "cannot read run");
+	return status;
+}
+
+/*
+ * A caught usercopy probe leaves its private cache in sysfs; after a
+ * reload the same probe must still get a cache of its own.
+ */
+static void test_cache_reload(void)
+{
+	static const char *const uc = "usercopy.slab_size_to";
+	char run[LINE] = "", want[96], why[96] = "";
+	bool have = false;
+	int i, err;
+
+	for (i = 0; i < nr_probes; i++)
+		have |= !strcmp(probes[i].name, uc) && probes[i].configured &&
+			!strcmp(probes[i].kind, "fatal");
+	if (!have) {
+		result(true, "cache_name_after_reload", "SKIP", "%s is not a configured fatal probe here", uc);
+		return;
+	}
+	snprintf(want, sizeof(want), "%s protected ", uc);
+	for (i = 0; i < 2; i++) {
+		err = ensure_loaded();
+		if (!err) {
+			fire_read(uc, run, sizeof(run));
+			err = strncmp(run, want, strlen(want)) ? -1 : 0;
+		}
+		if (err || unload(10, why, sizeof(why)))
+			break;
+	}
+	check(i == 2, "cache_name_after_reload", "load %d of 2: %.200s", i + 1,
+	      err ? run : why);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -382,6 +523,9 @@ static const struct {
 	{ "allow_fatal", test_allow_fatal_range, 1 },
 	{ "unload", test_catch_then_unload, 2 },
 	{ "run_param", test_fatal_run_at_load, 2 },
+	{ "threads", test_threaded_writer, 2 },
+	{ "forked_fd", test_forked_fd, 2 },
+	{ "cache_reload", test_cache_reload, 1 },
 };
 
 /* Every planned test skipped: the counts, and the kselftest exit code for a skip. */
