@@ -19,25 +19,35 @@ L=$HP_TOP/results/check.log
 mkdir -p "$HP_TOP/results"
 : >"$L"
 record() { tee -a "$L"; }
+# A program that prints check lines: its lines, and a failure of its own when it exits
+# non-zero (an exception, a crash): a check it never printed is the manifest's business.
+# usage: checked NAME COMMAND...
+checked() {
+	local name=$1 rc
+	shift
+	"$@" | record
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || echo "check $name-exit: FAIL (exited $rc: $(basename "$2"))" | record
+}
 
 hp_say host - "install step against stand-in tools; pipefail audit of scripts/"
-python3 "$HP_TOP/scripts/tests/test_deps.py" | record
+checked "host test_deps" python3 "$HP_TOP/scripts/tests/test_deps.py"
 hp_say host - "collector and judge on recorded guest logs"
-python3 "$HP_TOP/scripts/tests/test_bench.py" | record
+checked "host test_bench" python3 "$HP_TOP/scripts/tests/test_bench.py"
 hp_say host - "compiler layer (ccprobe) on this machine's compilers"
-python3 "$HP_TOP/scripts/tests/test_ccprobe.py" | record
+checked "host test_ccprobe" python3 "$HP_TOP/scripts/tests/test_ccprobe.py"
 hp_say host - "kselftest programs against kselftest.h; their expectation rule against the module's JSON"
-python3 "$HP_TOP/scripts/tests/test_kselftest.py" | record
+checked "host test_kselftest" python3 "$HP_TOP/scripts/tests/test_kselftest.py"
 hp_say host - "dependency-cycle finder on known graphs"
-python3 "$HP_TOP/scripts/tests/test_objdeps.py" | record
+checked "host test_objdeps" python3 "$HP_TOP/scripts/tests/test_objdeps.py"
 hp_say host - "feature list of Documentation/hardprobe.rst against module/registry.h"
-python3 "$HP_TOP/scripts/tests/test_registry_doc.py" | record
+checked "host test_registry_doc" python3 "$HP_TOP/scripts/tests/test_registry_doc.py"
 hp_say host - "host tool (scripts/hptool): targets, QEMU command lines, outcome rules, expectation table"
-python3 "$HP_TOP/scripts/tests/test_hptool.py" | record
+checked "host test_hptool" python3 "$HP_TOP/scripts/tests/test_hptool.py"
 hp_say host - "join with kernel-hardening-checker on a recorded k-h-c JSON and report.json"
-python3 "$HP_TOP/scripts/tests/test_khc_join.py" | record
+checked "host test_khc_join" python3 "$HP_TOP/scripts/tests/test_khc_join.py"
 hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
-python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix" | record
+checked "host test_matrix" python3 "$HP_TOP/scripts/tests/test_matrix.py" --keep "$HP_TOP/results/check-matrix"
 
 hp_say lint - "checkpatch --strict"
 "$HP_TOP/scripts/lint.sh" | record
@@ -97,7 +107,7 @@ for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12; do
 	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
 	fi
-	python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect.table" "$t" | record
+	checked "$t judge" python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect.table" "$t"
 	# the kernel's own KTAP parser must accept what we print
 	for f in selftest.ktap fuzz.ktap kunit.ktap trust.ktap ktap.txt; do
 		[[ "$t" == debian* ]] && [ "$f" = kunit.ktap ] && continue
@@ -123,7 +133,7 @@ for v in ${CHECK_VARIANTS:-x86-boot x86-checks slab-debug nomerge kfence}; do
 	else
 		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$vt" >"$O.run.log" 2>&1
 	fi || tail -n 5 "$O.run.log" >&2
-	python3 "$HP_TOP/scripts/offcheck.py" "$v" "$HP_TOP/results/$vt" "$O/$vt" "$feats" | record
+	checked "off $v offcheck" python3 "$HP_TOP/scripts/offcheck.py" "$v" "$HP_TOP/results/$vt" "$O/$vt" "$feats"
 done
 
 # KASLR across boots: the kernel's text must move between four one-probe guests
@@ -165,10 +175,16 @@ hp_say run x86_64-gcc "boot with lockdown=integrity"
 LD=$HP_TOP/results/lockdown
 RESULTS=$LD CMDLINE="lockdown=integrity hardprobe.mode=lockdown" PANIC_GUESTS=no \
 	"$HP_TOP/scripts/run.sh" x86_64-gcc >"$HP_TOP/results/lockdown.run.log" 2>&1
-python3 "$HP_TOP/scripts/judge.py" --lockdown "$LD/x86_64-gcc" | record
+checked "lockdown judge" python3 "$HP_TOP/scripts/judge.py" --lockdown "$LD/x86_64-gcc"
 
 # the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
 "$HP_TOP/scripts/intree-check.sh" | record
 
-# "N passed, N failed" (.ci/run ends with it); exit 1 on any failure
-hp_tool tally "$L"
+# "N passed, N failed" (.ci/run ends with it); exit 1 on any failure. Every check of
+# scripts/check-manifest must have run (CHECK_VARIANTS, a subset of the variants, runs
+# fewer: no manifest then)
+if [ -z "${CHECK_VARIANTS:-}" ] && [ -f "$HP_TOP/scripts/check-manifest" ]; then
+	hp_tool tally "$L" --manifest "$HP_TOP/scripts/check-manifest"
+else
+	hp_tool tally "$L"
+fi

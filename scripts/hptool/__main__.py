@@ -16,7 +16,10 @@
   fragment TARGET [--stripped]  the target's merged config fragments (+ EXTRA_CONFIG)
   builddir TARGET               HP_BUILD HP_CCVER: the cached build directory (env HP_SRCID)
   check-config TARGET DOTCONFIG the fragment lines that did not stick (exit 1: a required one)
-  tally LOG                     "N passed, N failed" ("N skipped" before it); exit 1 on any failure
+  tally LOG [--manifest FILE] [--write-manifest FILE]
+                                "N passed, N failed" ("N skipped" before it); exit 1 on any
+                                failure; each name of FILE that LOG lacks is a failure, added
+                                to LOG (--write-manifest: LOG's names into FILE)
   findings LOG [REPORT_JSON]    "N first-finding" of a debug kernel's log (the probes'
                                 intended reports from REPORT_JSON)
   status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
@@ -112,7 +115,20 @@ def main(argv):
         say("config", args[0], "every requested option stuck" if not lost else
             f"{lost} requested option(s) did not stick (listed above)")
     elif cmd == "tally":
+        manifest, write = opt(args, "--manifest"), opt(args, "--write-manifest")
         text = open(args[0], errors="replace").read()
+        if write:
+            with open(write, "w") as f:
+                f.write("# SPDX-License-Identifier: GPL-2.0\n# the checks make check runs "
+                        "(hptool tally --write-manifest): a name missing from a run fails it\n")
+                f.writelines(n + "\n" for n in sorted(tally.names(text)))
+        if manifest:
+            lost = tally.missing(text, tally.read_manifest(manifest))
+            if lost:
+                with open(args[0], "a") as f:
+                    f.writelines(ln + "\n" for ln in lost)
+                print("\n".join(lost))
+                text += "".join(ln + "\n" for ln in lost)
         print(tally.summary(text))
         return 1 if tally.count(text)[1] else 0
     elif cmd == "objdeps":
