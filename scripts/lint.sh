@@ -30,6 +30,9 @@ trigger_files+=" module/fortify/fortify.h module/fortify/fortify_counting_hook.c
 # very thing checkpatch looks for in comments (PREFER_FALLTHROUGH)
 trigger_ignore+=,PREFER_FALLTHROUGH
 trigger_files+=" module/layout/buildprobe/fallthrough.c "
+# the test hook that makes a safe probe oops for hardprobe_trust (AVOID_BUG)
+trigger_ignore+=,AVOID_BUG
+trigger_files+=" module/core/inject.c "
 
 # the header that defines the kernel's attribute macros for user space can only
 # spell them with __attribute__

@@ -42,6 +42,17 @@ static struct task_struct *hp_lock_owner;	/* a reference */
 static DECLARE_WAIT_QUEUE_HEAD(hp_lock_wq);
 static u64 hp_seq;
 
+/*
+ * For hardprobe_trust only: the safe probe that dies (BUG()) instead of
+ * running, holding the probe lock inside a reader's read() of a report, so
+ * that the test can show that a reader's death leaves the module usable and
+ * unloadable. Set at load only; refused like a fatal probe where an oops
+ * would panic.
+ */
+static char *inject_oops;
+module_param(inject_oops, charp, 0400);
+MODULE_PARM_DESC(inject_oops, "test only: this safe probe oopses instead of running (hardprobe_trust)");
+
 /* Take the probe lock if it is free, or if its holder is dead. */
 static bool hp_trylock(void)
 {
@@ -262,6 +273,10 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 		hp_unlock();
 		return 0;
 	}
+	if (inject_oops && !strcmp(inject_oops, p->name) &&
+	    !hp_oops_refusal(why, sizeof(why))) {
+		hp_inject_oops(p->name);
+	}
 	counted = !hp_setting("/sys/kernel/warn_count", &w0);
 	/* a log checker excuses the reports it declares between these two lines */
 	if (p->reports)
@@ -300,6 +315,10 @@ int hardprobe_run_probe(const struct hp_probe *p, struct hp_result *r)
 	return hp_run_safe(p, r);
 }
 EXPORT_SYMBOL_GPL(hardprobe_run_probe);
+
+#define HP_SHARED_FILES							\
+	"its writer shares its file table (a thread, or CLONE_FILES): the catch would "	\
+	"leak its reference to the file and pin the module; write from a single-threaded process"
 
 /* Why @p may not fire now, into @why; NULL if it may. Under the probe lock. */
 static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *why,
@@ -352,7 +371,7 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 	 * drops it, and the file pins the module for good.
 	 */
 	if (!refused && atomic_read(&current->files->count) > 1)
-		refused = "its writer shares its file table (a thread, or CLONE_FILES): the catch would leak its reference to the file and pin the module; write from a single-threaded process";
+		refused = HP_SHARED_FILES;
 	if (refused) {
 		hp_unlock();
 		pr_notice_ratelimited("refused %s: %s\n", p->name, refused);

@@ -21,11 +21,14 @@
  *    "dmesg -c" runs, and the parent still reads the probe's verdict from
  *    "run" (the module copied the log at the catch); rmmod works after;
  *  - a private cache left behind by a caught probe does not collide with
- *    the same probe's cache after a reload.
+ *    the same probe's cache after a reload;
+ *  - a reader of "report" that dies inside a safe probe (inject_oops=)
+ *    neither wedges the next writer (the probe lock of a dead holder is
+ *    taken over) nor keeps the module from unloading.
  *
  * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe] [group ...]
  * groups: refusals serialised warn_limit allow_fatal unload run_param threads
- *	   forked_fd cache_reload (default: all)
+ *	   forked_fd cache_reload dead_reader (default: all)
  * It needs root, a caught fatal probe (default nx.kmalloc) and a loaded
  * hardprobe, which it unloads and reloads. Prints KTAP version 1 (kselftest.h);
  * exits 0 (pass), 1 (a failure, or fewer results than planned) or 4 (skip).
@@ -444,7 +447,8 @@ static void test_forked_fd(void)
 	pid_t pid;
 	int fd, status;
 
-	if (ensure_loaded() || (fd = open(HP_DIR "/run", O_RDWR)) < 0) {
+	fd = ensure_loaded() ? -1 : open(HP_DIR "/run", O_RDWR);
+	if (fd < 0) {
 		check(false, "forked_writer_verdict_after_dmesg_clear", "cannot load or open run");
 		check(false, "rmmod_after_forked_writer", "not loaded");
 		return;
@@ -460,7 +464,8 @@ static void test_forked_fd(void)
 	close(fd);
 	snprintf(want, sizeof(want), "%s protected ", probe);
 	check(status >= 0 && WIFSIGNALED(status) && !strncmp(run, want, strlen(want)),
-	      "forked_writer_verdict_after_dmesg_clear", "writer %s; after dmesg -c run reads: %.200s",
+	      "forked_writer_verdict_after_dmesg_clear",
+	      "writer %s; after dmesg -c run reads: %.200s",
 	      status_str(status, b, sizeof(b)), run);
 	status = unload(10, why, sizeof(why));
 	check(status == 0, "rmmod_after_forked_writer", "%s", why);
@@ -495,7 +500,8 @@ static void test_cache_reload(void)
 		have |= !strcmp(probes[i].name, uc) && probes[i].configured &&
 			!strcmp(probes[i].kind, "fatal");
 	if (!have) {
-		result(true, "cache_name_after_reload", "SKIP", "%s is not a configured fatal probe here", uc);
+		result(true, "cache_name_after_reload", "SKIP",
+		       "%s is not a configured fatal probe here", uc);
 		return;
 	}
 	snprintf(want, sizeof(want), "%s protected ", uc);
@@ -508,8 +514,60 @@ static void test_cache_reload(void)
 		if (err || unload(10, why, sizeof(why)))
 			break;
 	}
-	check(i == 2, "cache_name_after_reload", "load %d of 2: %.200s", i + 1,
-	      err ? run : why);
+	check(i == 2, "cache_name_after_reload", "%d of 2 loads caught it (%s): %.200s", i,
+	      uc, err ? run : why);
+}
+
+/*
+ * A reader of "report" dies inside a safe probe, holding the probe lock
+ * (the module loaded with inject_oops=<that probe>): the next writer of
+ * another safe probe runs, and rmmod works.
+ */
+static void test_dead_reader(void)
+{
+	const char *victim = NULL, *other = NULL;
+	char arg[160], why[96] = "", b[96], b2[96];
+	int i, status, st2, err;
+	pid_t pid;
+
+	for (i = 0; i < nr_probes; i++) {
+		if (strcmp(probes[i].kind, "safe"))
+			continue;
+		if (!victim)
+			victim = probes[i].name;
+		else if (!other && strcmp(probes[i].feature, "kstack_offset"))
+			other = probes[i].name;
+	}
+	unload(10, why, sizeof(why));
+	snprintf(arg, sizeof(arg), "allow_fatal=1 inject_oops=%.64s", victim ?: "-");
+	err = victim && other ? load_in_child(arg) : -ENOENT;
+	if (err) {
+		check(false, "next_writer_after_dead_reader", "insmod %s: %s", arg, strerror(-err));
+		check(false, "rmmod_after_dead_reader", "not loaded");
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		char buf[4096];
+		int fd = open(HP_DIR "/report", O_RDONLY);
+
+		if (fd < 0)
+			_exit(W_SETUP);
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		_exit(W_RAN);
+	}
+	status = pid > 0 ? wait_for(pid, 30) : -1;
+	pid = fork();
+	if (!pid)
+		_exit(writer_code(write_file(HP_DIR "/run", other, strlen(other))));
+	st2 = pid > 0 ? wait_for(pid, 10) : -1;
+	check(status >= 0 && WIFSIGNALED(status) && st2 >= 0 && WIFEXITED(st2) &&
+	      WEXITSTATUS(st2) == W_RAN, "next_writer_after_dead_reader",
+	      "reader of report (%s oopses): %s; then a writer of %s: %s", victim,
+	      status_str(status, b, sizeof(b)), other, status_str(st2, b2, sizeof(b2)));
+	status = unload(10, why, sizeof(why));
+	check(status == 0, "rmmod_after_dead_reader", "%s", why);
 }
 
 static const struct {
@@ -526,6 +584,7 @@ static const struct {
 	{ "threads", test_threaded_writer, 2 },
 	{ "forked_fd", test_forked_fd, 2 },
 	{ "cache_reload", test_cache_reload, 1 },
+	{ "dead_reader", test_dead_reader, 2 },
 };
 
 /* Every planned test skipped: the counts, and the kselftest exit code for a skip. */
