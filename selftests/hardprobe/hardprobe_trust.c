@@ -24,17 +24,23 @@
  *    the same probe's cache after a reload;
  *  - a reader of "report" that dies inside a safe probe (inject_oops=)
  *    neither wedges the next writer (the probe lock of a dead holder is
- *    taken over) nor keeps the module from unloading.
+ *    taken over) nor keeps the module from unloading;
+ *  - cycles: each kind of writer death (a single-threaded child, a thread
+ *    of a two-thread process, a forked child writing through its parent's
+ *    descriptor, a reader dying inside a safe probe) -c times, with
+ *    "dmesg -c" before "run" is read: every verdict kept, every rmmod done
+ *    within 10 s, no task in D state.
  *
- * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe] [group ...]
+ * usage: hardprobe_trust -m hardprobe.ko [-a "params"] [-p fatal-probe] [-c cycles] [group ...]
  * groups: refusals serialised warn_limit allow_fatal unload run_param threads
- *	   forked_fd cache_reload dead_reader (default: all)
+ *	   forked_fd cache_reload dead_reader cycles (default: all)
  * It needs root, a caught fatal probe (default nx.kmalloc) and a loaded
  * hardprobe, which it unloads and reloads. Prints KTAP version 1 (kselftest.h);
  * exits 0 (pass), 1 (a failure, or fewer results than planned) or 4 (skip).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <dirent.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/klog.h>
@@ -49,6 +55,7 @@
 #define OOPS_COUNT	"/sys/kernel/oops_count"
 
 static const char *module_path, *module_args = "", *probe = "nx.kmalloc";
+static int cycles = 20;
 
 /* A result line, with its detail as a diagnostic line before it. */
 static void check(bool ok, const char *name, const char *fmt, ...)
@@ -570,6 +577,116 @@ static void test_dead_reader(void)
 	check(status == 0, "rmmod_after_dead_reader", "%s", why);
 }
 
+/* A task in D state (uninterruptible sleep), into @why; false if none. */
+static bool task_in_d_state(char *why, size_t len)
+{
+	char path[300], stat[512], *p;
+	struct dirent *e;
+	bool found = false;
+	DIR *d = opendir("/proc");
+
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (read_text(path, stat, sizeof(stat)))
+			continue;
+		p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && p[2] == 'D') {
+			snprintf(why, len, "task in D state: %.200s", stat);
+			found = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+enum death { D_CHILD, D_THREAD, D_FORKED_FD, D_READER, D_KINDS };
+
+static const char *const death_names[D_KINDS] = {
+	"unload_cycles_single_child", "unload_cycles_threaded_writer",
+	"unload_cycles_forked_fd", "unload_cycles_dead_reader",
+};
+
+/*
+ * One cycle of one kind of death: load, the death, dmesg -c, the verdict
+ * read from "run" (a refusal for the threaded writer; any safe probe's
+ * line after a dead reader), rmmod within 10 s, no task in D state.
+ */
+static bool death_cycle(enum death kind, const char *safe, char *why, size_t len)
+{
+	char run[LINE] = "", want[128], b[96], junk[4096], arg[160] = "allow_fatal=1";
+	int fd = -1, status, err;
+	pid_t pid;
+
+	if (kind == D_READER)
+		snprintf(arg, sizeof(arg), "allow_fatal=1 inject_oops=%.64s", safe);
+	unload(10, why, len);
+	err = load_in_child(arg);
+	if (err) {
+		snprintf(why, len, "insmod %s: %s", arg, strerror(-err));
+		return false;
+	}
+	if (kind == D_FORKED_FD)
+		fd = open(HP_DIR "/run", O_RDWR);
+	pid = fork();
+	if (!pid) {
+		char buf[4096];
+		pthread_t t;
+
+		if (kind == D_THREAD && pthread_create(&t, NULL, idle_thread, NULL))
+			_exit(W_SETUP);
+		if (kind == D_FORKED_FD)
+			_exit(writer_code(write(fd, probe, strlen(probe)) < 0 ? -errno : 0));
+		if (kind != D_READER)
+			_exit(writer_code(write_file(HP_DIR "/run", probe, strlen(probe))));
+		fd = open(HP_DIR "/report", O_RDONLY);
+		while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+			;
+		_exit(W_RAN);
+	}
+	status = pid > 0 ? wait_for(pid, 30) : -1;
+	klogctl(4, junk, sizeof(junk));
+	if (kind == D_READER && write_file(HP_DIR "/run", safe, strlen(safe)))
+		snprintf(run, sizeof(run), "the next writer of %s failed", safe);
+	else if (fd >= 0 ? pread(fd, run, sizeof(run) - 1, 0) < 0 :
+		 read_text(HP_DIR "/run", run, sizeof(run)) != 0)
+		snprintf(run, sizeof(run), "cannot read run");
+	if (fd >= 0)
+		close(fd);
+	snprintf(want, sizeof(want), "%s %s", kind == D_READER ? safe : probe,
+		 kind == D_READER ? "" : "protected ");
+	if (kind == D_THREAD ? !(status >= 0 && WIFEXITED(status) &&
+				 WEXITSTATUS(status) == W_EPERM) :
+	    !(status >= 0 && WIFSIGNALED(status)) || strncmp(run, want, strlen(want))) {
+		snprintf(why, len, "writer %s; run reads: %.200s", status_str(status, b, sizeof(b)),
+			 run);
+		return false;
+	}
+	if (unload(10, why, len))
+		return false;
+	return !task_in_d_state(why, len);
+}
+
+static void test_cycles(void)
+{
+	const char *safe = NULL;
+	char why[LINE] = "";
+	int i, k, n;
+
+	for (i = 0; i < nr_probes && !safe; i++)
+		if (!strcmp(probes[i].kind, "safe"))
+			safe = probes[i].name;
+	for (k = 0; k < D_KINDS; k++) {
+		for (n = 0; n < cycles && safe; n++)
+			if (!death_cycle(k, safe, why, sizeof(why)))
+				break;
+		check(safe && n == cycles, death_names[k], "%d of %d cycles%s%s", n, cycles,
+		      n < cycles ? ": " : "", n < cycles ? why : "");
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -585,6 +702,7 @@ static const struct {
 	{ "forked_fd", test_forked_fd, 2 },
 	{ "cache_reload", test_cache_reload, 1 },
 	{ "dead_reader", test_dead_reader, 2 },
+	{ "cycles", test_cycles, D_KINDS },
 };
 
 /* Every planned test skipped: the counts, and the kselftest exit code for a skip. */
@@ -609,13 +727,15 @@ int main(int argc, char **argv)
 	int c, i, nr_tests = 1;
 	unsigned int g;
 
-	while ((c = getopt(argc, argv, "m:a:p:")) != -1) {
+	while ((c = getopt(argc, argv, "m:a:p:c:")) != -1) {
 		if (c == 'm')
 			module_path = optarg;
 		else if (c == 'a')
 			module_args = optarg;
 		else if (c == 'p')
 			probe = optarg;
+		else if (c == 'c')
+			cycles = atoi(optarg);
 	}
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		nr_tests += wanted(groups[g].name, argv + optind, argc - optind) ?
