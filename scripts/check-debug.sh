@@ -12,14 +12,13 @@ R=$HP_TOP/results
 L=$R/check-debug.log
 mkdir -p "$R"
 : >"$L"
-record() { tee -a "$L"; }
 
 "$HP_TOP/scripts/deps.sh" || exit 1
 hp_say run "$t" "boot: safe probes, selftests (-s), KUnit, fuzz, ${CYCLES:-1000} load/unload cycles"
 PANIC_GUESTS=no CMDLINE="hardprobe.mode=safe hardprobe.cycles=${CYCLES:-1000} ${CMDLINE:-}" \
 	RESULTS=$R BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500} "$HP_TOP/scripts/run.sh" "$t" >"$R/$t.run.log" 2>&1 ||
 	tail -n 20 "$R/$t.run.log" >&2
-python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect.table" "$t" | record
+checked "$t judge" python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect.table" "$t"
 
 # findings: KASAN and other BUG reports, lockdep and RCU splats, kmemleak, hung tasks,
 # warnings on hardprobe's behalf (the rules: scripts/hptool/findings.py)

@@ -18,22 +18,12 @@ hp_ksrc
 L=$HP_TOP/results/check.log
 mkdir -p "$HP_TOP/results"
 : >"$L"
-record() { tee -a "$L"; }
-# A program that prints check lines: its lines, and a failure of its own when it exits
-# non-zero (an exception, a crash): a check it never printed is the manifest's business.
-# usage: checked NAME COMMAND...
-checked() {
-	local name=$1 rc
-	shift
-	"$@" | record
-	rc=${PIPESTATUS[0]}
-	[ "$rc" = 0 ] || echo "check $name-exit: FAIL (exited $rc: $(basename "$2"))" | record
-}
-
 hp_say host - "install step against stand-in tools; pipefail audit of scripts/"
 checked "host test_deps" python3 "$HP_TOP/scripts/tests/test_deps.py"
 hp_say host - "collector and judge on recorded guest logs"
 checked "host test_bench" python3 "$HP_TOP/scripts/tests/test_bench.py"
+hp_say host - "the pipeline fails on each known way of losing a check (mutations of a run)"
+checked "host test_mutations" python3 "$HP_TOP/scripts/tests/test_mutations.py"
 hp_say host - "compiler layer (ccprobe) on this machine's compilers"
 checked "host test_ccprobe" python3 "$HP_TOP/scripts/tests/test_ccprobe.py"
 hp_say host - "kselftest programs against kselftest.h; their expectation rule against the module's JSON"

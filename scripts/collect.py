@@ -34,6 +34,28 @@ def frames(text):
     return out
 
 
+def cut_frames(text):
+    """[the framed file of a console log that begins and never ends] (frames do not
+    nest: none or one): the log was cut inside it, or its end line was lost; frames()
+    drops it and, after a lost end line, every file that follows."""
+    name = None
+    for line in text.replace("\r", "").splitlines():
+        if name is None:
+            m = FRAME.match(line.strip())
+            name = m.group(1) if m else None
+        elif line.strip() == END.format(name):
+            name = None
+    return [name] if name else []
+
+
+def panic_line(text):
+    """the kernel's "Kernel panic - not syncing: ..." message of a console log, or ""."""
+    for line in text.replace("\r", "").splitlines():
+        if "Kernel panic - not syncing" in line:
+            return line.split("] ", 1)[-1].strip()
+    return ""
+
+
 def merge_ktap(text):
     """Join the per-suite KUnit result documents into one KTAP document."""
     docs, cur = [], None
@@ -118,7 +140,7 @@ def merge_panic(data, panic):
             for p in feat.get("probes", []):
                 if p["probe"] == res["probe"]:
                     p["outcome"], p["evidence"] = res["outcome"], res["evidence"]
-                    p["guest"] = "own"
+                    p["guest"] = res.get("guest", "own")
             if res["feature"] != feat["feature"]:
                 continue
             worst = outcome.feature_outcome(rules, feat["probes"])
@@ -182,7 +204,13 @@ def collect(rdir, target):
     if not ok:
         why = "TIMEOUT" if "TIMEOUT after" in log else "the guest stopped early"
         problems.append(f"{target}: {why}; partial results kept in {rdir}")
-        problems += early_death(log, target)
+        early = early_death(log, target)
+        problems += early
+        if not early and panic_line(log):
+            problems.append(f"{target}: {panic_line(log)}")
+    for name in cut_frames(log):
+        problems.append(f"{target}: the console log cuts {name} (its end line never came): "
+                        "it and every file after it are lost")
 
     # panicking probes, each judged from its own guest's log
     panic = []
@@ -190,18 +218,31 @@ def collect(rdir, target):
         if kind != "panic":
             continue
         path = os.path.join(rdir, f"console-{name}.log")
+        guest = "own"
         if os.path.exists(path):
             verdict, ev = judge_panic(read(path), name, sig)
         elif os.environ.get("PANIC_GUESTS") == "no":
             verdict, ev = "not_run", "one-guest probes skipped on purpose (PANIC_GUESTS=no)"
+            guest = "skipped"
         else:
-            verdict, ev = "error", "no guest log"
+            verdict, ev, guest = "error", "no guest log", "none"
         panic.append({"probe": name, "feature": feature, "outcome": verdict,
-                      "evidence": ev})
+                      "evidence": ev, "guest": guest})
     data = None
     if "report.json" in files:
         try:
             data = json.loads(files["report.json"])
+            # a panicking probe of the report that the probes file lacks got no guest
+            # (run.sh picks them from that file): an error, never the module's not_run
+            listed = {p["probe"] for p in panic}
+            for feat in data.get("features", []):
+                for p in feat.get("probes", []):
+                    if p.get("kind") == "panic" and p["probe"] not in listed:
+                        panic.append({"probe": p["probe"], "feature": feat["feature"],
+                                      "outcome": "error", "guest": "none",
+                                      "evidence": "not in probes.txt: no guest of its own ran it"})
+                        problems.append(f"{target}: panicking probe {p['probe']} of report.json is "
+                                        "not in probes.txt: no guest of its own ran it")
             data["panic_probes"] = panic
             merge_panic(data, panic)
             info = os.path.join(rdir, "build-info.txt")

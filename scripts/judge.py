@@ -13,8 +13,10 @@ import json
 import os
 import re
 import sys
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collect  # noqa: E402
 from hptool import Error, expect, ktap, outcome  # noqa: E402
 
 
@@ -51,8 +53,12 @@ def main(rdir, table_path, column=None):
     # "@kunit skip": this kernel has no KUnit; the KUnit part must say so in one skip line
     kunit_skip = directives.get("@kunit") == "skip"
     console = read(os.path.join(rdir, "console.log")) or ""
-    check("guest-finished", "===== hardprobe:end" in console,
-          "" if "===== hardprobe:end" in console else "no end marker (crash or TIMEOUT)")
+    # the guest printed its end marker, and every file it framed arrived whole
+    ended, cut = "===== hardprobe:end" in console, collect.cut_frames(console)
+    stop = collect.panic_line(console) or ("TIMEOUT" if "TIMEOUT after" in console else "crash or TIMEOUT")
+    check("guest-finished", ended and not cut,
+          ("" if ended else f"no end marker ({stop})") +
+          (f"{'; ' if not ended else ''}the console log cuts {cut[0]}" if cut else ""))
 
     for name, what in (("selftest.ktap", "kselftest"), ("fuzz.ktap", "fuzz"), ("kunit.ktap", "kunit"),
                        ("trust.ktap", "trust"), ("ktap.txt", "report-ktap")):
@@ -127,19 +133,43 @@ def main(rdir, table_path, column=None):
     if data is not None:
         check("selftest-agrees-with-report", compared > 0 and not differ,
               f"{compared} probes compared" + (": " + "; ".join(differ[:3]) if differ else ""))
+    # a panicking probe is judged from its own guest's log (collect.py), never left at the
+    # module's not_run: one the run gave no guest fails (PANIC_GUESTS=no skips them all)
+    if data is not None:
+        own = {p.get("probe"): p for p in data.get("panic_probes") or []}
+        bad, skipped, n = [], [], 0
+        for f in outcomes.values():
+            for pr in f.get("probes", []):
+                if pr.get("kind") != "panic":
+                    continue
+                n += 1
+                res = own.get(pr.get("probe"))
+                if res is None:
+                    bad.append(f"{pr.get('probe')}: no verdict of its own guest")
+                elif res.get("guest") == "skipped":
+                    skipped.append(pr.get("probe"))
+                elif res.get("guest", "own") != "own":
+                    bad.append(f"{pr.get('probe')}: {res.get('evidence')}")
+        if skipped and not bad:
+            print(f"check {target} panic-guests: SKIP {len(skipped)} of {n} skipped on purpose "
+                  "(PANIC_GUESTS=no)")
+        else:
+            check("panic-guests", not bad, f"{n - len(bad)} of {n} judged in a guest of their own" +
+                  (": " + "; ".join(bad[:3]) if bad else ""))
     for feat, want in expectations:
         got = outcomes.get(feat, {}).get("outcome", "missing")
-        ev = "; ".join(p["evidence"] for p in outcomes.get(feat, {}).get("probes", [])[:1])
+        probes = outcomes.get(feat, {}).get("probes", [])
+        # the evidence of the probe that gave the feature its outcome
+        ev = next((p.get("evidence") for p in probes if p.get("outcome") == got),
+                  probes[0].get("evidence") if probes else "")
         check(f"outcome-{feat}", got == want, f"want {want}, got {got}: {ev}")
         # a verdict must come with evidence from a probe, never from the config alone
-        probes = outcomes.get(feat, {}).get("probes", [])
-        check(f"evidence-{feat}", bool(probes) and all(p["evidence"] for p in probes))
+        check(f"evidence-{feat}", bool(probes) and all(p.get("evidence") for p in probes))
     return 0 if all(results) else 1
 
 
 def lockdown(rdir):
     """The module under lockdown=integrity: refused in its own words, nothing ran."""
-    import collect  # noqa: E402
     target = os.path.basename(rdir.rstrip("/"))
     console = read(os.path.join(rdir, "console.log")) or ""
     dmesg = collect.frames(console).get("dmesg.txt", "")
@@ -170,12 +200,20 @@ def lockdown(rdir):
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--lockdown":
-        sys.exit(lockdown(sys.argv[2]))
-    if len(sys.argv) not in (3, 4):
+        name, run = "lockdown-" + os.path.basename(sys.argv[2].rstrip("/")), lockdown
+    elif len(sys.argv) in (3, 4):
+        name, run = os.path.basename(sys.argv[1].rstrip("/")), main
+    else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
+    # a judge that stops half way fails in a check line of its own: its checks so far may
+    # all be ok, and the checks it never reached print nothing
     try:
-        sys.exit(main(*sys.argv[1:]))
+        sys.exit(run(*sys.argv[2 if run is lockdown else 1:]))
     except Error as e:
         print(f"hardprobe: error: {e}", file=sys.stderr)
-        sys.exit(1)
+        print(f"check {name} judge: FAIL ({e})")
+    except Exception as e:  # noqa: BLE001 (any exception: the judge did not finish)
+        traceback.print_exc()
+        print(f"check {name} judge: FAIL (stopped by {type(e).__name__}: {e})")
+    sys.exit(1)

@@ -14,6 +14,21 @@ hp_say() { printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--
 
 hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 
+# The check log of make check and make check-debug (the caller sets L): "check <what>:
+# ok|FAIL ..." lines, counted at the end by "hptool tally". record: stdin, shown and
+# appended to the log.
+record() { tee -a "${L:?record: no check log L}"; }
+# A program that prints check lines: its lines, and a failure of its own when it exits
+# non-zero (an exception, a crash): a check it never printed is the manifest's business.
+# usage: checked NAME COMMAND...
+checked() {
+	local name=$1 rc
+	shift
+	"$@" | record
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || echo "check $name-exit: FAIL (exited $rc: $(basename "${2:-$1}"))" | record
+}
+
 # hptool: the bench's host tool (scripts/hptool), run as "hp_tool <subcommand>"
 hp_tool() { PYTHONPATH=$HP_TOP/scripts${PYTHONPATH:+:$PYTHONPATH} python3 -m hptool "$@"; }
 
