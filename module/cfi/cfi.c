@@ -12,9 +12,9 @@
  * ibt (x86_64): an indirect call to hp_ibt_target+4, just past its endbr64
  * (a valid instruction boundary, since endbr64 is 4 bytes), made from the
  * object without kCFI so that only IBT can stop it: "Missing ENDBR" (#CP),
- * which oopses the caller unless ibt=warn. A legal call to the function
- * comes first. Needs a CPU with IBT and CR4.CET set: otherwise
- * "unsupported" (QEMU TCG does not emulate CET).
+ * which oopses the caller unless ibt=warn (a warning then: .warns). A
+ * legal call to the function comes first. Needs a CPU with IBT and CR4.CET
+ * set: otherwise "unsupported" (QEMU TCG does not emulate CET).
  */
 #include <linux/compiler.h>
 #include <linux/kernel.h>
@@ -33,6 +33,12 @@
 #include "../hardprobe.h"
 
 #define HP_CFI_KIND (IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? HP_SAFE : HP_FATAL)
+/*
+ * Each probe makes one mismatched call. Permissive, the kernel's handler
+ * (report_cfi_failure(), from x86's #UD and arm64's BRK) __warn()s and
+ * goes on: one warning. Otherwise the catch is an oops, no warning.
+ */
+#define HP_CFI_WARNS (IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? 1 : 0)
 
 /* a catch names the probe's own target, so no other CFI failure counts */
 #define HP_CFI_SIG_LONG2	"(target: hp_cfi_t_long2+"
@@ -313,19 +319,19 @@ static const char *hp_ibt_unavailable(void)
 
 static const struct hp_probe hp_probes_kcfi[] = {
 	HP_PROBE(kcfi, mismatch, HP_CFI_KIND, .signature = HP_CFI_SIG_LONG2,
-		 .reports = "CFI failure"),
+		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
 	HP_PROBE(kcfi, return_type, HP_CFI_KIND, .signature = HP_CFI_SIG_VOID,
-		 .reports = "CFI failure"),
+		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
 	HP_PROBE(kcfi, arg_count, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGC,
-		 .reports = "CFI failure"),
+		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
 	HP_PROBE(kcfi, arg_type, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGTYPE,
-		 .reports = "CFI failure"),
+		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
 };
 
 HP_FEATURE(kcfi, .layers = hp_cfi_layers, .unavailable = hp_cfi_unavailable);
 
 static const struct hp_probe hp_probes_ibt[] = {
-	HP_PROBE(ibt, past_endbr, HP_FATAL, .signature = HP_IBT_SIG),
+	HP_PROBE(ibt, past_endbr, HP_FATAL, .signature = HP_IBT_SIG, .warns = 1),
 };
 
 HP_FEATURE(ibt, .layers = hp_ibt_layers, .unavailable = hp_ibt_unavailable);

@@ -266,7 +266,8 @@ static const struct hp_probe hp_probes_fortify[] = {
 	HP_PROBE(fortify, memset, HP_SAFE),
 	HP_PROBE(fortify, memcpy_field_spanning, HP_SAFE, .warns = 1,
 		 .reports = "detected field-spanning write"),
-	HP_PROBE(fortify, strcpy_bug, HP_FATAL, .signature = HP_FO_SIG_STRCPY,
+	/* __fortify_panic() WARNs, then BUGs */
+	HP_PROBE(fortify, strcpy_bug, HP_FATAL, .signature = HP_FO_SIG_STRCPY, .warns = 1,
 		 .reports = "detected buffer overflow"),
 };
 

@@ -459,8 +459,15 @@ static const struct hp_probe hp_probes_heap_init_alloc[] = {
 
 HP_FEATURE(heap_init_alloc, .layers = hp_heap_layers_alloc);
 
+/*
+ * The read of a freed object: kasan_disable_current() keeps generic and
+ * software-tag KASAN quiet, but hardware tags have no such switch (the
+ * object's memory is retagged on free), so the read is a tag fault and a
+ * KASAN report there. The freed page is read by copy_from_kernel_nofault(),
+ * whose fault is fixed up before a tag fault is reported: no warning.
+ */
 static const struct hp_probe hp_probes_heap_init_free[] = {
-	HP_PROBE(heap_init_free, slab, HP_SAFE),
+	HP_PROBE(heap_init_free, slab, HP_SAFE, .warns = IS_ENABLED(CONFIG_KASAN_HW_TAGS)),
 	HP_PROBE(heap_init_free, page, HP_SAFE),
 };
 

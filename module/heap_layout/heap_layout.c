@@ -439,8 +439,14 @@ static const struct hp_probe hp_probes_freelist_random[] = {
 	HP_PROBE(freelist_random, fresh_slab, HP_SAFE),
 };
 
+/*
+ * It reads B's slot past the object and after the free: no compiler
+ * instrumentation sees that, but KASAN's hardware tags do (a tag fault, a
+ * KASAN report).
+ */
 static const struct hp_probe hp_probes_freelist_hardened[] = {
-	HP_PROBE(freelist_hardened, stored_pointer, HP_SAFE),
+	HP_PROBE(freelist_hardened, stored_pointer, HP_SAFE,
+		 .warns = IS_ENABLED(CONFIG_KASAN_HW_TAGS)),
 };
 
 HP_FEATURE(kmalloc_random, .layers = hp_kmalloc_random_layers);

@@ -132,7 +132,14 @@ static void hp_refcount_add_on_zero(struct hp_result *r)
 		    "refcount_t: addition on 0; use-after-free", &hp_rc_warned_add);
 }
 
-/* Once saturated, a counter must stay there: decrements cannot free it. */
+/*
+ * Once saturated, a counter must stay there: decrements cannot free it.
+ * Each operation on the saturated (negative) counter goes through
+ * refcount_warn_saturate() again, at three WARN_ONCE sites: dec_and_test
+ * "underflow; use-after-free", inc "saturated; leaking memory" (the
+ * REFCOUNT_ADD_OVF one), dec "decrement hit 0; leaking memory": up to
+ * three warnings (.warns) when those sites are armed (clear_warn_once).
+ */
 static void hp_refcount_saturated(struct hp_result *r)
 {
 	refcount_t rc = REFCOUNT_INIT(REFCOUNT_SATURATED);
@@ -177,7 +184,7 @@ static const struct hp_probe hp_probes_refcount[] = {
 	HP_PROBE(refcount, dec_underflow, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
 	HP_PROBE(refcount, dec_to_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
 	HP_PROBE(refcount, add_on_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
-	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
+	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 3, .reports = "refcount_t:"),
 };
 
 HP_FEATURE(refcount, .layers = hp_rc_layers);

@@ -422,7 +422,9 @@ static void hp_slab_debug_layers(struct hp_layers *l)
 
 static const struct hp_probe hp_probes_slab_debug[] = {
 	HP_PROBE(slab_debug, redzone, HP_SAFE, .warns = 1, .reports = HP_SD_REPORT),
-	HP_PROBE(slab_debug, poison, HP_SAFE, .warns = 1, .reports = HP_SD_REPORT),
+	/* KASAN's hardware tags: the store into the freed object is a tag fault too */
+	HP_PROBE(slab_debug, poison, HP_SAFE, .warns = 1 + IS_ENABLED(CONFIG_KASAN_HW_TAGS),
+		 .reports = HP_SD_REPORT),
 };
 
 HP_FEATURE(slab_debug, .layers = hp_slab_debug_layers);

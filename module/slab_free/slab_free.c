@@ -307,7 +307,9 @@ static void hp_slab_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_slab_free[] = {
-	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE),
+	/* KASAN reports the second free as a double-free and drops it */
+	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE,
+		 .warns = IS_ENABLED(CONFIG_KASAN)),
 	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1,
 		 .reports = "Wrong slab cache"),
 	HP_PROBE(slab_free, not_slab, HP_SAFE,

@@ -417,17 +417,29 @@ static void hp_uc_layers(struct hp_layers *l)
 		 "on unless the bypass key is set (not exported; no hardened_usercopy= given)");
 }
 
+/*
+ * A copy that leaves its allocation (not a whitelist's, inside the object,
+ * nor text's) is a KASAN report when usercopy lets it through
+ * (hardened_usercopy=0): one warning.
+ */
+#define HP_UC_KASAN	IS_ENABLED(CONFIG_KASAN)
+
 static const struct hp_probe hp_probes_usercopy[] = {
-	HP_PROBE(usercopy, slab_size_to, HP_FATAL, .signature = HP_UC_SIG_SIZE_TO),
-	HP_PROBE(usercopy, slab_size_from, HP_FATAL, .signature = HP_UC_SIG_SIZE_FROM),
+	HP_PROBE(usercopy, slab_size_to, HP_FATAL, .signature = HP_UC_SIG_SIZE_TO,
+		 .warns = HP_UC_KASAN),
+	HP_PROBE(usercopy, slab_size_from, HP_FATAL, .signature = HP_UC_SIG_SIZE_FROM,
+		 .warns = HP_UC_KASAN),
 	HP_PROBE(usercopy, whitelist_to, HP_FATAL, .signature = HP_UC_SIG_WL_TO),
 	HP_PROBE(usercopy, whitelist_from, HP_FATAL, .signature = HP_UC_SIG_WL_FROM),
-	HP_PROBE(usercopy, stack_frame, HP_FATAL, .signature = HP_UC_SIG_STACK),
-	HP_PROBE(usercopy, stack_beyond, HP_FATAL, .signature = HP_UC_SIG_STACK),
+	HP_PROBE(usercopy, stack_frame, HP_FATAL, .signature = HP_UC_SIG_STACK,
+		 .warns = HP_UC_KASAN),
+	HP_PROBE(usercopy, stack_beyond, HP_FATAL, .signature = HP_UC_SIG_STACK,
+		 .warns = HP_UC_KASAN),
 	HP_PROBE(usercopy, kernel_text, HP_FATAL, .signature = HP_UC_SIG_TEXT),
 	HP_PROBE(usercopy, kernel_text_linear, HP_FATAL, .signature = HP_UC_SIG_LINEAR),
-	HP_PROBE(usercopy, vmalloc, HP_FATAL, .signature = HP_UC_SIG_VMALLOC),
-	HP_PROBE(usercopy, folio, HP_FATAL, .signature = HP_UC_SIG_FOLIO),
+	HP_PROBE(usercopy, vmalloc, HP_FATAL, .signature = HP_UC_SIG_VMALLOC,
+		 .warns = HP_UC_KASAN),
+	HP_PROBE(usercopy, folio, HP_FATAL, .signature = HP_UC_SIG_FOLIO, .warns = HP_UC_KASAN),
 };
 
 HP_FEATURE(usercopy, .layers = hp_uc_layers);

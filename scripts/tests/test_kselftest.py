@@ -16,6 +16,10 @@ vulnerable is "not ok", vulnerable and not configured a skip, an error "not ok .
 hp_user_tests() runs here (as the caller: checks that need uid 65534 report an error when
 it cannot become that user) and must print its HP_USER_LINES results in the runner's form:
 "# <name>: <outcome>: <evidence>; configured: <layer>" then the KTAP line of that name.
+
+hardprobe_test's warns_declared.<probe> results: warn_count's rise across each safe probe's
+run against "warns_max" of that probe's record in the module's JSON: "ok" within it, "not
+ok" above it, an error without the key, a skip without warn_count; fatal probes have none.
 """
 import json
 import os
@@ -76,6 +80,36 @@ int main(void)
 	hp_print_header();
 	ksft_set_plan(HP_USER_LINES);
 	hp_user_tests();
+	ksft_finished();
+}
+"""
+
+WARNS_DRIVER = r"""
+#define main hp_test_main
+#include "hardprobe_test.c"
+#undef main
+/* argv[1]: the module's JSON; stdin: "<probe> <kind> <warn_count before> <after>" lines */
+int main(int argc, char **argv)
+{
+	static char json[1 << 16], line[LINE];
+	FILE *f = fopen(argv[1], "r");
+	int n = 0, safe = 0;
+	size_t len;
+
+	if (!f)
+		return 2;
+	len = fread(json, 1, sizeof(json) - 1, f);
+	json[len] = '\0';
+	fclose(f);
+	while (n < MAX_PROBES && fgets(line, sizeof(line), stdin))
+		if (sscanf(line, "%63s %15s %ld %ld", probes[n].name, probes[n].kind,
+			   &warned[n].before, &warned[n].after) == 4) {
+			warned[n].cleared = true;
+			safe += !strcmp(probes[n++].kind, "safe");
+		}
+	hp_print_header();
+	ksft_set_plan(safe);
+	warns_tests(n, json, 0);
 	ksft_finished();
 }
 """
@@ -166,6 +200,7 @@ def main():
         check("kselftest-rules-incomplete-record-fails", rc == 1 and "record 4" in out, out)
         verdict_tests(stage, tmp)
         findings_tests(stage, tmp)
+        warns_tests(stage, tmp)
         user_tests(stage, tmp)
     finally:
         shutil.rmtree(tmp)
@@ -259,6 +294,38 @@ def findings_tests(stage, tmp):
     want = [log[3], log[9], log[10], log[12]]
     check("kselftest-fuzz-bug-report-in-flight", got == want and ", of 3 probes" in r.stdout,
           f"{len(got)} findings: {'; '.join(got)}" if got != want else "4 of 13 lines, 2 declared BUG reports and SLUB's warning excused")
+
+
+def warns_tests(stage, tmp):
+    """warns_declared.<probe>: each safe probe's warnings held to its own record's warns_max
+    (not a key quoted in another record's evidence), in stable names, the figures on a "# "
+    line; the program fails when one is exceeded."""
+    exe = build(stage, tmp, "warns_driver", WARNS_DRIVER)
+    if not exe:
+        return
+    probes = [{"probe": "a.one", "evidence": 'quoted: {\"warns_max\":9} }', "warns": 0,
+               "warns_max": 1},
+              {"probe": "b.two", "evidence": "", "warns": 0, "warns_max": 0},
+              {"probe": "c.three", "evidence": "an older module: no warns_max"},
+              {"probe": "d.four", "evidence": "", "warns": 0, "warns_max": 2},
+              {"probe": "e.five", "evidence": "", "warns": 0, "warns_max": 1}]
+    js = os.path.join(tmp, "warns.json")
+    with open(js, "w") as f:
+        f.write(json.dumps({"schema": 1, "features": [{"feature": "x", "probes": probes}]},
+                           separators=(",", ":")))
+    runs = "a.one safe 5 6\nb.two safe 5 7\nc.three safe 0 0\nd.four fatal 0 9\ne.five safe -1 -1\n"
+    r = subprocess.run([exe, js], input=runs, capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    want = [r"^ok 1 warns_declared\.a\.one$", r"^not ok 2 warns_declared\.b\.two$",
+            r"^not ok 3 warns_declared\.c\.three # +ERROR no \"warns_max\"",
+            r"^ok 4 warns_declared\.e\.five # SKIP cannot read "]
+    got = [ln for ln in lines if re.match(r"(not )?ok \d+ ", ln)]
+    ok = (len(got) == len(want) and all(re.match(w, g) for w, g in zip(want, got)) and
+          "1..4" in lines and r.returncode != 0 and
+          "# warns_declared.b.two: 2 of at most 0 warnings (warn_count 5 -> 7, after clear_warn_once)"
+          in lines)
+    check("kselftest-warns-declared", ok, f"rc {r.returncode}: " + " | ".join(got) if not ok else
+          "within ok, above not ok, no warns_max an error, no warn_count a skip, fatal none")
 
 
 def user_tests(stage, tmp):

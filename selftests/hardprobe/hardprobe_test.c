@@ -11,6 +11,12 @@
  * read() is one syscall whose stack the kstack_offset and stack_erase
  * probes judge afterwards.
  *
+ * Each safe probe runs alone after clear_warn_once (every WARN_ONCE site
+ * armed again), and warn_count's rise across its run must not exceed the
+ * WARN-class reports it declares ("warns_max" in the module's JSON, the
+ * number its warn_limit refusal counts on): one result per safe probe,
+ * warns_declared.<probe>, after the probes' own.
+ *
  * usage: hardprobe_test [-s] [-t seconds] [probe-or-feature ...]
  *	-s  safe probes only (do not set allow_fatal)
  */
@@ -32,8 +38,16 @@
 #include "hp_user.h"
 
 #define HP_KSTACK_READS	500
+#define HP_WARN_COUNT	"/sys/kernel/warn_count"
+#define HP_CLEAR_ONCE	"/sys/kernel/debug/clear_warn_once"
 
 static int timeout_s = 30;
+
+/* warn_count before and after a safe probe's run (-1: unreadable), by probe */
+static struct hp_warned {
+	long before, after;
+	bool cleared;	/* clear_warn_once was written first */
+} warned[MAX_PROBES];
 
 /* One syscall per read: samples for kstack_offset and stack_erase. */
 static int read_kstack(void)
@@ -137,7 +151,12 @@ static void run_probe(const struct probe *p, bool safe_only)
 	}
 	mark(marker, sizeof(marker), p->name);
 	if (!fatal) {
+		struct hp_warned *w = &warned[p - probes];
+
+		w->cleared = !write_file(HP_CLEAR_ONCE, "1", 1);
+		w->before = read_long(HP_WARN_COUNT);
 		err = write_file(HP_DIR "/run", p->name, strlen(p->name));
+		w->after = read_long(HP_WARN_COUNT);
 		if (err) {
 			result(false, p->name, "ERROR", "write to run: %s", strerror(-err));
 			return;
@@ -395,25 +414,19 @@ static void spectre_v1_sysfs_test(void)
 }
 
 /*
- * The module's expectation rule ("rules" in debugfs "json") and this
- * program's copy, hp_expect(), must agree record for record. A module
- * without "rules" fails: only a module that is not there is a skip.
+ * debugfs "json" (reading it runs every safe probe) as a malloc()ed string,
+ * or NULL with an errno in *@err (0: out of memory).
  */
-static void rules_test(void)
+static char *read_json(int *err)
 {
-	const char *name = "ktap_rules_match_module";
-	char *json = NULL, *more, why[LINE];
+	char *json = NULL, *more;
 	size_t len = 0, cap = 0;
 	ssize_t n = 1;
-	int fd = open(HP_DIR "/json", O_RDONLY), err = errno;
+	int fd = open(HP_DIR "/json", O_RDONLY);
 
-	if (fd < 0) {
-		if (err == ENOENT)
-			result(true, name, "SKIP", "no %s/json: hardprobe is not loaded", HP_DIR);
-		else
-			result(false, name, "ERROR", "%s/json: %s", HP_DIR, strerror(err));
-		return;
-	}
+	*err = errno;
+	if (fd < 0)
+		return NULL;
 	while (n > 0) {
 		if (cap - len < 4096) {
 			more = realloc(json, cap + (1 << 16));
@@ -423,29 +436,114 @@ static void rules_test(void)
 			cap += 1 << 16;
 		}
 		n = read(fd, json + len, cap - len - 1);
-		err = errno;
+		*err = errno;
 		if (n > 0)
 			len += n;
 	}
 	close(fd);
 	if (n) {
-		result(false, name, "ERROR", "reading %s/json: %s", HP_DIR,
-		       n < 0 ? strerror(err) : "out of memory");
+		*err = n < 0 ? *err : 0;
 		free(json);
-		return;
+		return NULL;
 	}
 	json[len] = '\0';
+	return json;
+}
+
+/*
+ * The module's expectation rule ("rules" in debugfs "json") and this
+ * program's copy, hp_expect(), must agree record for record. A module
+ * without "rules" fails: only a module that is not there is a skip.
+ */
+static void rules_test(const char *json, int err)
+{
+	const char *name = "ktap_rules_match_module";
+	char why[LINE];
+	int n;
+
+	if (!json && err == ENOENT) {
+		result(true, name, "SKIP", "no %s/json: hardprobe is not loaded", HP_DIR);
+		return;
+	}
+	if (!json) {
+		result(false, name, "ERROR", "reading %s/json: %s", HP_DIR,
+		       err ? strerror(err) : "out of memory");
+		return;
+	}
 	n = hp_rules_check(json, why, sizeof(why));
 	printf("# %s: %s\n", name, why);
 	result(n > 0, name, NULL, "");
-	free(json);
+}
+
+/*
+ * The number @key holds in probe @name's record of the module's JSON: the
+ * first @key after the record's "probe" key and before the next record's.
+ */
+static bool json_probe_ulong(const char *json, const char *name, const char *key,
+			     unsigned long *out)
+{
+	const char *end = json + strlen(json), *p, *v, *next;
+	size_t n = strlen(name);
+
+	for (p = json; (v = hp_json_value(p, end, "\"probe\"")); p = v) {
+		if (*v != '"' || strncmp(v + 1, name, n) || v[1 + n] != '"')
+			continue;
+		next = hp_json_value(v, end, "\"probe\"");
+		v = hp_json_value(v, next ? next : end, key);
+		if (!v || *v < '0' || *v > '9')
+			return false;
+		*out = strtoul(v, NULL, 10);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * warns_declared.<probe>: the warnings a safe probe raised in its run above
+ * (warn_count's rise, every WARN_ONCE site armed) against its declaration,
+ * "warns_max" in the module's @json.
+ */
+static void warns_tests(int n, const char *json, int err)
+{
+	char name[96];
+	unsigned long max;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct hp_warned *w = &warned[i];
+		const struct probe *p = &probes[i];
+		long rose = w->after - w->before;
+
+		if (strcmp(p->kind, "safe"))
+			continue;
+		snprintf(name, sizeof(name), "warns_declared.%s", p->name);
+		if (w->before < 0 || w->after < 0) {
+			result(true, name, "SKIP", "cannot read %s", HP_WARN_COUNT);
+			continue;
+		}
+		if (!json) {
+			result(false, name, "ERROR", "reading %s/json: %s", HP_DIR,
+			       err ? strerror(err) : "out of memory");
+			continue;
+		}
+		if (!json_probe_ulong(json, p->name, "\"warns_max\"", &max)) {
+			result(false, name, "ERROR", "no \"warns_max\" for %s in the module's JSON",
+			       p->name);
+			continue;
+		}
+		printf("# %s: %ld of at most %lu warnings (warn_count %ld -> %ld%s)\n", name,
+		       rose, max, w->before, w->after,
+		       w->cleared ? ", after clear_warn_once" :
+		       "; clear_warn_once could not be written: WARN_ONCE sites that fired before stayed silent");
+		result(rose >= 0 && (unsigned long)rose <= max, name, NULL, "");
+	}
 }
 
 int main(int argc, char **argv)
 {
 	bool safe_only = false, set_fatal = false;
-	char old[8] = "0";
-	int i, j, opt, n = 0;
+	char old[8] = "0", *json;
+	int i, j, opt, n = 0, safe = 0, err = 0;
 	FILE *f;
 
 	while ((opt = getopt(argc, argv, "st:")) != -1) {
@@ -475,7 +573,10 @@ int main(int argc, char **argv)
 		if (want)
 			probes[n++] = probes[i];
 	}
-	ksft_set_plan(n + (optind == argc ? 11 + HP_USER_LINES : 0));
+	for (i = 0; i < n; i++)
+		safe += !strcmp(probes[i].kind, "safe");
+	/* each probe, each safe one's warnings, and the checks below */
+	ksft_set_plan(n + safe + (optind == argc ? 11 + HP_USER_LINES : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -491,12 +592,16 @@ int main(int argc, char **argv)
 		run_probe(&probes[i], safe_only);
 	if (set_fatal)
 		write_file(HP_PARAM, "0", 1);
+	/* before input_tests(), which reloads the probe list */
+	json = safe || optind == argc ? read_json(&err) : NULL;
+	warns_tests(n, json, err);
 	if (optind == argc) {
 		input_tests();
 		user_shstk_test();
 		hp_user_tests();
 		spectre_v1_sysfs_test();
-		rules_test();
+		rules_test(json, err);
 	}
+	free(json);
 	ksft_finished();
 }
