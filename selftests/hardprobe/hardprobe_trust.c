@@ -542,7 +542,7 @@ static void test_dead_reader(void)
 			continue;
 		if (!victim)
 			victim = probes[i].name;
-		else if (!other && strcmp(probes[i].feature, "kstack_offset"))
+		else if (!other)
 			other = probes[i].name;
 	}
 	unload(10, why, sizeof(why));
@@ -611,17 +611,19 @@ static const char *const death_names[D_KINDS] = {
 
 /*
  * One cycle of one kind of death: load, the death, dmesg -c, the verdict
- * read from "run" (a refusal for the threaded writer; any safe probe's
- * line after a dead reader), rmmod within 10 s, no task in D state.
+ * read from "run" (a refusal for the threaded writer; after a reader that
+ * died in @victim, the line of another safe probe, @safe), rmmod within
+ * 10 s, no task in D state.
  */
-static bool death_cycle(enum death kind, const char *safe, char *why, size_t len)
+static bool death_cycle(enum death kind, const char *victim, const char *safe, char *why,
+			size_t len)
 {
 	char run[LINE] = "", want[128], b[96], junk[4096], arg[160] = "allow_fatal=1";
 	int fd = -1, status, err;
 	pid_t pid;
 
 	if (kind == D_READER)
-		snprintf(arg, sizeof(arg), "allow_fatal=1 inject_oops=%.64s", safe);
+		snprintf(arg, sizeof(arg), "allow_fatal=1 inject_oops=%.64s", victim);
 	unload(10, why, len);
 	err = load_in_child(arg);
 	if (err) {
@@ -671,16 +673,21 @@ static bool death_cycle(enum death kind, const char *safe, char *why, size_t len
 
 static void test_cycles(void)
 {
-	const char *safe = NULL;
+	const char *victim = NULL, *safe = NULL;
 	char why[LINE] = "";
 	int i, k, n;
 
-	for (i = 0; i < nr_probes && !safe; i++)
-		if (!strcmp(probes[i].kind, "safe"))
+	for (i = 0; i < nr_probes && !safe; i++) {
+		if (strcmp(probes[i].kind, "safe"))
+			continue;
+		if (victim)
 			safe = probes[i].name;
+		else
+			victim = probes[i].name;
+	}
 	for (k = 0; k < D_KINDS; k++) {
 		for (n = 0; n < cycles && safe; n++)
-			if (!death_cycle(k, safe, why, sizeof(why)))
+			if (!death_cycle(k, victim, safe, why, sizeof(why)))
 				break;
 		check(safe && n == cycles, death_names[k], "%d of %d cycles%s%s", n, cycles,
 		      n < cycles ? ": " : "", n < cycles ? why : "");
