@@ -39,11 +39,9 @@ static const void *hp_kunit_next(const char *feature, const void *prev,
 /* slab_nomerge's switch, as mm/slab_common.c reads the command line */
 static bool hp_kunit_nomerge(void)
 {
-	if (hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge"))
-		return true;
-	if (hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge"))
-		return false;
-	return !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
+	bool nomerge;
+
+	return hp_cmdline_slab_nomerge(&nomerge) ? nomerge : !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
 }
 
 /*
@@ -191,6 +189,7 @@ hp_kunit_gen_##id_##_test(struct kunit *test, const void *prev,		\
 static void unreadable_setting_would_panic(struct kunit *test)
 {
 	char why[160] = "";
+	unsigned long on;
 
 	if (!hardprobe_probe_count())
 		kunit_skip(test, "hardprobe refused to load (lockdown?)");
@@ -202,7 +201,9 @@ static void unreadable_setting_would_panic(struct kunit *test)
 						      HP_K "hardprobe_no_such",
 						      "/sys/kernel/warn_count", 1, why,
 						      sizeof(why)));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "cannot read"));
+	/* under panic_on_warn=1 that alone answers, before the limit is read */
+	if (!hp_setting(HP_K "panic_on_warn", &on) && !on)
+		KUNIT_EXPECT_NOT_NULL(test, strstr(why, "cannot read"));
 	/* a file that holds no number is no better */
 	KUNIT_EXPECT_TRUE(test, hardprobe_would_panic("/proc/cmdline", HP_K "warn_limit",
 						      "/sys/kernel/warn_count", 1, why,
@@ -226,9 +227,117 @@ static void readable_settings_answer(struct kunit *test)
 							   sizeof(why)), "%s", why);
 }
 
+/* the parameters hardprobe_cmdline_parse() gave, "param=val|param|..." */
+struct hp_kunit_params {
+	char log[160];
+	unsigned int n;
+	char last[32];
+};
+
+static void hp_kunit_param(char *param, char *val, void *arg)
+{
+	struct hp_kunit_params *c = arg;
+	size_t used = strlen(c->log);
+
+	snprintf(c->log + used, sizeof(c->log) - used, "%s%s%s|", param, val ? "=" : "",
+		 val ?: "");
+	scnprintf(c->last, sizeof(c->last), "%s%s%s", param, val ? "=" : "", val ?: "");
+	c->n++;
+}
+
+static int hp_kunit_parse(char *line, struct hp_kunit_params *c)
+{
+	size_t n = strlen(line);
+
+	memset(c, 0, sizeof(*c));
+	return hardprobe_cmdline_parse(line, n, n + 1, hp_kunit_param, c);
+}
+
+/* The command line cut into words as the kernel's next_arg() and parse_args() cut it. */
+static void cmdline_parsed_as_the_kernel_does(struct kunit *test)
+{
+	char quoted[] = "  a=1  b=\"x y\" \"c=d e\"\tf --x -- panic_on_warn=1 g";
+	char tail[] = "a --";
+	struct hp_kunit_params c;
+	const size_t big = 2000;
+	char *line;
+	size_t i;
+
+	KUNIT_EXPECT_EQ(test, hp_kunit_parse(quoted, &c), 0);
+	/* quotes keep spaces and are dropped; nothing after "--" is the kernel's */
+	KUNIT_EXPECT_STREQ(test, c.log, "a=1|b=x y|c=d e|f|--x|");
+	KUNIT_EXPECT_EQ(test, hp_kunit_parse(tail, &c), 0);
+	KUNIT_EXPECT_STREQ(test, c.log, "a|");
+
+	/* '-' and '_' are one in a parameter's name (parameq()) ... */
+	KUNIT_EXPECT_TRUE(test, hp_param_eq("panic-on-taint", "panic_on_taint"));
+	KUNIT_EXPECT_TRUE(test, hp_param_eq("kasan.fault", "kasan.fault"));
+	KUNIT_EXPECT_FALSE(test, hp_param_eq("panic_on_taint_x", "panic_on_taint"));
+	KUNIT_EXPECT_FALSE(test, hp_param_eq("panic_on", "panic_on_taint"));
+	/* ... and __setup() names are prefixes of the whole word */
+	KUNIT_EXPECT_STREQ(test, hp_setup_rest("slab-nomerge=0", "slab_nomerge") ?: "-", "=0");
+	KUNIT_EXPECT_STREQ(test, hp_setup_rest("slub_debugX", "slub_debug") ?: "-", "X");
+	KUNIT_EXPECT_NULL(test, hp_setup_rest("slab_merge", "slab_nomerge"));
+
+	/* a 2000-byte line is read and parsed whole: its last word counts */
+	line = kunit_kzalloc(test, big + 32, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	for (i = 0; i + 16 < big; i += 16)
+		memcpy(line + i, "hp_pad=xxxxxxxx ", 16);
+	strscpy(line + i, "panic_on_warn=1", 32);
+	KUNIT_EXPECT_GT(test, strlen(line), big - 16);
+	KUNIT_EXPECT_EQ(test, hp_kunit_parse(line, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.n, (unsigned int)(i / 16 + 1));
+	KUNIT_EXPECT_STREQ(test, c.last, "panic_on_warn=1");
+
+	/* a read that filled the buffer may be cut: refused, no word given */
+	memset(&c, 0, sizeof(c));
+	i = strlen(line);
+	KUNIT_EXPECT_EQ(test, hardprobe_cmdline_parse(line, i, i, hp_kunit_param, &c), -E2BIG);
+	KUNIT_EXPECT_EQ(test, hardprobe_cmdline_parse(line, -EIO, i + 1, hp_kunit_param, &c),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, c.n, 0U);
+}
+
+/* panic_on_taint= and kasan.fault= as the kernel takes them: the last valid word wins. */
+static void cmdline_panic_settings(struct kunit *test)
+{
+	static const struct {
+		const char *line;
+		unsigned long taint;
+		bool kasan;
+	} t[] = {
+		{ "panic_on_taint=0x80", 0x80, false },
+		{ "panic-on-taint=200,nousertaint", 0x200, false },
+		/* rejected by kstrtoul(): the old mask stays */
+		{ "panic_on_taint=0x80 panic_on_taint=zz panic_on_taint", 0x80, false },
+		/* 0 once unknown flags are dropped: refused, but stored */
+		{ "panic_on_taint=0x80 panic_on_taint=0x80000000", 0, false },
+		{ "panic_on_taint=0x80 -- panic_on_taint=0x200", 0x80, false },
+		{ "\"panic_on_taint=0x20\"", 0x20, false },
+		{ "kasan.fault=panic", 0, true },
+		{ "kasan.fault=panic kasan.fault=report", 0, false },
+		/* an unknown value leaves it as it was */
+		{ "kasan.fault=panic kasan.fault=foo", 0, true },
+	};
+	unsigned long taint;
+	char line[80];
+	unsigned int i;
+	bool kasan;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		strscpy(line, t[i].line, sizeof(line));
+		KUNIT_EXPECT_EQ(test, hardprobe_cmdline_panics(line, &taint, &kasan), 0);
+		KUNIT_EXPECT_EQ_MSG(test, taint, t[i].taint, "%s", t[i].line);
+		KUNIT_EXPECT_EQ_MSG(test, kasan, t[i].kasan, "%s", t[i].line);
+	}
+}
+
 static struct kunit_case hp_kunit_cases_settings[] = {
 	KUNIT_CASE(unreadable_setting_would_panic),
 	KUNIT_CASE(readable_settings_answer),
+	KUNIT_CASE(cmdline_parsed_as_the_kernel_does),
+	KUNIT_CASE(cmdline_panic_settings),
 	{}
 };
 

@@ -108,13 +108,19 @@ struct hp_probe {
 	 * make check-debug) must not count as a finding; JSON "reports"
 	 */
 	const char *reports;
+	/*
+	 * it waits uninterruptibly on something outside the module (a
+	 * usermode helper's program) or runs long: refused under
+	 * hung_task_panic and softlockup_panic
+	 */
+	bool blocks;
 };
 
 /*
  * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
  * run by the function hp_<feature>_<probe>(); the optional designated
- * initializers give .signature and .escape (fatal probes), .warns and
- * .reports.
+ * initializers give .signature and .escape (fatal probes), .warns,
+ * .reports and .blocks.
  */
 #define HP_PROBE(feat, probe, k, ...)					\
 	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\
@@ -141,7 +147,8 @@ int hp_setting(const char *path, unsigned long *val);
 bool hp_warn_refusal(unsigned int n, char *why, size_t len);
 bool hardprobe_would_panic(const char *panic_on, const char *limit,
 			   const char *count, unsigned int n, char *why, size_t len);
-bool hp_oops_refusal(char *why, size_t len);
+bool hp_probe_refusal(const struct hp_probe *p, char *why, size_t len);
+bool hp_kfence_fault_refusal(char *why, size_t len);
 bool hp_locked_down(void);
 int hp_may_use(void);
 
@@ -166,8 +173,17 @@ const char *hp_cache_name(char *buf, size_t len, const char *base);
 #define HP_CACHE_NAME_LEN	48
 bool hp_cmdline_bool(const char *param, bool *val);
 bool hp_cmdline_ulong(const char *param, unsigned long *val);
+bool hp_cmdline_rodata(bool *on);
 bool hp_cmdline_word(const char *word);
+bool hp_cmdline_early(const char *name);
+bool hp_cmdline_setup(const char *name);
+bool hp_cmdline_slab_nomerge(bool *nomerge);
 bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg), const void *arg);
+/* one parameter of the command line: its name and value (NULL without '=') */
+typedef void (*hp_cmdline_fn)(char *param, char *val, void *arg);
+int hp_cmdline_walk(hp_cmdline_fn fn, void *arg);
+bool hp_param_eq(const char *param, const char *name);
+const char *hp_setup_rest(const char *word, const char *name);
 const char *hp_slub_debug_value(const char *word);
 bool hp_slub_debug_on(void);
 bool hp_warn_panics(void);
@@ -221,5 +237,7 @@ const struct hp_probe *hardprobe_probe_at(unsigned int i);
 const struct hp_feature *hardprobe_feature(const char *id);
 int hardprobe_run_probe(const struct hp_probe *p, struct hp_result *r);
 void hardprobe_feature_layers(const struct hp_feature *f, struct hp_layers *l);
+int hardprobe_cmdline_parse(char *buf, ssize_t n, size_t size, hp_cmdline_fn fn, void *arg);
+int hardprobe_cmdline_panics(char *line, unsigned long *taint, bool *kasan_panics);
 
 #endif /* _HARDPROBE_H */

@@ -266,10 +266,8 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 		       err == -EBUSY ? "a fatal probe is still in flight" : "interrupted");
 		return err;
 	}
-	if (p->warns && hp_warn_refusal(p->warns, why, sizeof(why))) {
-		hp_set(r, HP_UNSUPPORTED,
-		       "refused: %s; it raises up to %u warning%s, and a warning then panics",
-		       why, p->warns, p->warns == 1 ? "" : "s");
+	if (hp_probe_refusal(p, why, sizeof(why))) {
+		hp_set(r, HP_UNSUPPORTED, "refused: %s", why);
 		hp_unlock();
 		return 0;
 	}
@@ -324,20 +322,15 @@ EXPORT_SYMBOL_GPL(hardprobe_run_probe);
 static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *why,
 				    size_t len)
 {
-	char panics[160];
+	char panics[192];
 
 	if (p->kind == HP_PANIC && allow < 2)
 		return "it panics the kernel on success: needs allow_fatal=2 (one probe per boot)";
 	if (!allow)
 		return "fatal probes need allow_fatal=1";
-	if (allow < 2 && hp_oops_refusal(panics, sizeof(panics))) {
-		scnprintf(why, len, "%s: a catch would panic; needs allow_fatal=2", panics);
-		return why;
-	}
-	/* one that warns (its catch, or on its way to another's) as safe probes are */
-	if (allow < 2 && p->warns && hp_warn_refusal(p->warns, panics, sizeof(panics))) {
-		scnprintf(why, len, "%s: its %u warning%s would panic; needs allow_fatal=2",
-			  panics, p->warns, p->warns == 1 ? "" : "s");
+	/* every way its catch (an oops, its warnings and reports) would panic */
+	if (allow < 2 && hp_probe_refusal(p, panics, sizeof(panics))) {
+		scnprintf(why, len, "%s; needs allow_fatal=2", panics);
 		return why;
 	}
 	return NULL;

@@ -388,7 +388,7 @@ static void hp_wx_layers(struct hp_layers *l)
 {
 	bool rodata = true;
 
-	hp_cmdline_bool("rodata", &rodata);
+	hp_cmdline_rodata(&rodata);
 	l->configured = IS_ENABLED(CONFIG_DEBUG_WX);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "CONFIG_DEBUG_WX=%s",
 		 l->configured ? "y" : "n");

@@ -178,13 +178,12 @@ struct hp_merge_switches {
 
 static bool hp_slab_nomerge_asked(struct hp_merge_switches *sw)
 {
-	sw->nomerge = hp_cmdline_word("slab_nomerge") || hp_cmdline_word("slub_nomerge");
-	sw->merge = hp_cmdline_word("slab_merge") || hp_cmdline_word("slub_merge");
-	if (sw->nomerge)
-		return true;
-	if (sw->merge)
-		return false;
-	return !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
+	bool nomerge, given = hp_cmdline_slab_nomerge(&nomerge);
+
+	/* the last of the two words decides */
+	sw->nomerge = given && nomerge;
+	sw->merge = given && !nomerge;
+	return given ? nomerge : !IS_ENABLED(CONFIG_SLAB_MERGE_DEFAULT);
 }
 
 /*

@@ -86,7 +86,7 @@ static void hp_pointer_hashing_percent_p(struct hp_result *r)
 static void hp_pointer_hashing_layers(struct hp_layers *l)
 {
 	char line[128];
-	bool off = hp_cmdline_word("no_hash_pointers");
+	bool off = hp_cmdline_early("no_hash_pointers");
 	bool slub = hp_slub_debug_on();
 
 	/* mm/slub.c turns hashing off itself whenever SLUB debugging is on */

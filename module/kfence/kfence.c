@@ -163,12 +163,12 @@ static bool hp_kf_try(const char *probe, const char *what, const u8 *p,
 /* the refusals the core's warning count does not cover; true if @r is set */
 static bool hp_kf_refuse(struct hp_result *r)
 {
-	if (hp_cmdline_word("kfence.fault=panic") || hp_cmdline_word("kfence.fault=oops")) {
-		hp_set(r, HP_UNSUPPORTED,
-		       "kfence.fault= on the command line: a KFENCE report would oops or panic");
-		return true;
-	}
-	return false;
+	char why[128];
+
+	if (!hp_kfence_fault_refusal(why, sizeof(why)))
+		return false;
+	hp_set(r, HP_UNSUPPORTED, "refused: %s", why);
+	return true;
 }
 
 /*

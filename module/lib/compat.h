@@ -70,6 +70,23 @@
 /* SLUB's debugging switch: slub_debug=, also spelled slab_debug= from 6.8 on */
 #define HP_HAVE_SLAB_DEBUG_PARAM	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0))
 
+/*
+ * kasan.fault=panic_on_write: "kasan: add support for kasan.fault=
+ * panic_on_write" (6.5); 6.1 rejects the word and keeps what it had.
+ * kfence.fault= (report, oops, panic): "kfence: add kfence.fault parameter"
+ * (2026); neither 6.1 nor 6.12 has it. Kernels past 6.12 are taken to have
+ * it: a word that might panic counts as one that does.
+ */
+#define HP_HAVE_KASAN_PANIC_ON_WRITE	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0))
+#define HP_HAVE_KFENCE_FAULT		(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0))
+
+/*
+ * pti= and nopti: early_param()s in 6.12 (the last word wins, nopti is
+ * pti=off); 6.1 reads them with x86's cmdline_find_option() (pti= first,
+ * then nopti). The change lies between; taken at 6.12.
+ */
+#define HP_PTI_EARLY_PARAMS		(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
+
 /* seq_buf_puts() and seq_buf_putc(): exported from 6.8 on */
 #include <linux/seq_buf.h>
 

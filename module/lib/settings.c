@@ -19,6 +19,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mount.h>
+#include <linux/panic.h>
+#include <linux/sched/signal.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -131,50 +133,194 @@ ssize_t hp_write_file(const char *path, const char *buf, size_t len)
 }
 
 /*
- * Each word of the kernel command line to @fn(@word, @arg), in order;
- * true if @fn said true for any of them.
+ * The kernel command line, read whole and cut as the kernel cuts it.
+ * /proc/cmdline (saved_command_line) may outgrow COMMAND_LINE_SIZE (2048 on
+ * x86 and arm64, 6.1 and 6.12) by bootconfig's words: a read that fills the
+ * buffer may have been cut short, and counts as unreadable.
  */
-bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg), const void *arg)
-{
-	char *buf, *tok, *p;
-	bool found = false;
+#define HP_CMDLINE_MAX	4096
 
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf || hp_read_file("/proc/cmdline", buf, 1024) < 0)
-		goto out;
-	p = buf;
-	while ((tok = strsep(&p, " ")) != NULL)
-		found |= fn(tok, arg);
-out:
+/**
+ * hardprobe_cmdline_parse() - split a command line as the kernel's parse_args() does
+ * @buf: what was read, split in place
+ * @n: how many bytes were read into @buf, or -errno
+ * @size: how many the read asked for (@buf holds @size + 1): a read that
+ *	returned all @size may have been cut
+ * @fn: called with each parameter and its value (NULL without '='), in order
+ * @arg: passed to @fn
+ *
+ * Words as next_arg() cuts them: a double-quoted stretch keeps its spaces
+ * (``param="a b"``), the quotes around a value or a word are dropped, and a
+ * bare "--" ends the kernel's parameters (what follows is init's).
+ * Exported for hardprobe_kunit's test on fixed strings.
+ *
+ * Return: 0, @n if negative, or -E2BIG when the read may have been cut;
+ * @fn is then never called (a caller deciding safety must refuse).
+ */
+int hardprobe_cmdline_parse(char *buf, ssize_t n, size_t size, hp_cmdline_fn fn, void *arg)
+{
+	char *param, *val, *args;
+
+	if (n < 0)
+		return n;
+	if ((size_t)n >= size)
+		return -E2BIG;
+	buf[n] = '\0';
+	args = skip_spaces(buf);
+	while (*args) {
+		args = next_arg(args, &param, &val);
+		if (!val && !strcmp(param, "--"))
+			break;
+		fn(param, val, arg);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(hardprobe_cmdline_parse);
+
+/**
+ * hp_cmdline_walk() - each parameter of the running kernel's command line
+ * @fn: called with each parameter and its value (NULL without '='), in order
+ * @arg: passed to @fn
+ *
+ * Return: 0, or -errno when /proc/cmdline cannot be read whole (-E2BIG: it
+ * fills the buffer); @fn is then never called.
+ */
+int hp_cmdline_walk(hp_cmdline_fn fn, void *arg)
+{
+	char *buf = kmalloc(HP_CMDLINE_MAX + 1, GFP_KERNEL);
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	f = hp_open_setting("/proc/cmdline", O_RDONLY);
+	if (IS_ERR(f)) {
+		kfree(buf);
+		return PTR_ERR(f);
+	}
+	n = kernel_read(f, buf, HP_CMDLINE_MAX, &pos);
+	filp_close(f, NULL);
+	/* the line ends in '\n' */
+	if (n > 0 && n < HP_CMDLINE_MAX && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	err = hardprobe_cmdline_parse(buf, n, HP_CMDLINE_MAX, fn, arg);
 	kfree(buf);
-	return found;
+	return err;
 }
 
-/* "@param=<value>": the value after the '=', or NULL */
-static const char *hp_cmdline_value(const char *word, const char *param)
+static char hp_dash2underscore(char c)
+{
+	return c == '-' ? '_' : c;
+}
+
+/* kernel/params.c's parameqn() (not exported): '-' and '_' are one */
+static bool hp_parameqn(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (hp_dash2underscore(a[i]) != hp_dash2underscore(b[i]))
+			return false;
+	return true;
+}
+
+/**
+ * hp_param_eq() - is @param the parameter @name, as early_param() and module parameters match?
+ * @param: a parameter from hp_cmdline_walk()
+ * @name: e.g. "init_on_alloc", "kfence.sample_interval"
+ *
+ * parameq(): the whole name, '-' as '_'.
+ */
+bool hp_param_eq(const char *param, const char *name)
+{
+	return hp_parameqn(param, name, strlen(name) + 1);
+}
+EXPORT_SYMBOL_GPL(hp_param_eq);
+
+/*
+ * "param=val" (the quotes around val dropped) joined again in place, as
+ * init/main.c's repair_env_string() does before the __setup() match.
+ */
+static char *hp_cmdline_join(char *param, char *val)
 {
 	size_t n = strlen(param);
 
-	return !strncmp(word, param, n) && word[n] == '=' ? word + n + 1 : NULL;
+	if (val == param + n + 1) {
+		val[-1] = '=';
+	} else if (val == param + n + 2) {
+		val[-2] = '=';
+		memmove(val - 1, val, strlen(val) + 1);
+	}
+	return param;
+}
+
+/**
+ * hp_setup_rest() - does the word match __setup(@name)?
+ * @word: a word joined again ("param=val"), as hp_cmdline_each() gives it
+ * @name: the __setup() string, e.g. "slab_nomerge" or "hardened_usercopy="
+ *
+ * obsolete_checksetup() matches the name as a prefix of the word, '-' as
+ * '_' (parameqn()): "slab_nomerge" takes "slab_nomerge=0" too.
+ *
+ * Return: the rest of the word after @name (what the setup function gets),
+ * or NULL.
+ */
+const char *hp_setup_rest(const char *word, const char *name)
+{
+	size_t n = strlen(name);
+
+	return hp_parameqn(word, name, n) ? word + n : NULL;
+}
+EXPORT_SYMBOL_GPL(hp_setup_rest);
+
+struct hp_cmdline_words {
+	bool (*fn)(const char *word, const void *arg);
+	const void *arg;
+	bool found;
+};
+
+static void hp_cmdline_each_one(char *param, char *val, void *arg)
+{
+	struct hp_cmdline_words *w = arg;
+
+	w->found |= w->fn(hp_cmdline_join(param, val), w->arg);
+}
+
+/*
+ * Each word of the kernel command line, "param=val" joined again as
+ * __setup() sees it, to @fn(@word, @arg), in order; true if @fn said true
+ * for any of them. An unreadable command line has no words.
+ */
+bool hp_cmdline_each(bool (*fn)(const char *word, const void *arg), const void *arg)
+{
+	struct hp_cmdline_words w = { fn, arg, false };
+
+	return !hp_cmdline_walk(hp_cmdline_each_one, &w) && w.found;
 }
 
 struct hp_cmdline_param {
 	const char *param;
 	void *val;
+	bool found;
 };
 
-static bool hp_cmdline_bool_one(const char *word, const void *arg)
+/* kstrtobool() of the value, as early_param()s (init_on_alloc=) and "<param>=" setups parse it */
+static void hp_cmdline_bool_one(char *param, char *val, void *arg)
 {
-	const struct hp_cmdline_param *c = arg;
-	const char *v = hp_cmdline_value(word, c->param);
+	struct hp_cmdline_param *c = arg;
 
-	return v && !kstrtobool(v, c->val);
+	if (hp_param_eq(param, c->param) && val && !kstrtobool(val, c->val))
+		c->found = true;
 }
 
 /**
  * hp_cmdline_bool() - a boolean boot parameter as the command line gives it
- * @param: parameter name, e.g. "init_on_alloc"
- * @val: set to its value when present (the last one that parses)
+ * @param: parameter name, e.g. "init_on_alloc" (an early_param(), or a __setup()
+ *	of "<param>=")
+ * @val: set to its value when present (the last one that parses: a value
+ *	kstrtobool() rejects leaves the kernel's as it was)
  *
  * Return: true if "@param=<bool>" is on the kernel command line.
  */
@@ -182,15 +328,15 @@ bool hp_cmdline_bool(const char *param, bool *val)
 {
 	struct hp_cmdline_param c = { param, val };
 
-	return hp_cmdline_each(hp_cmdline_bool_one, &c);
+	return !hp_cmdline_walk(hp_cmdline_bool_one, &c) && c.found;
 }
 
-static bool hp_cmdline_ulong_one(const char *word, const void *arg)
+static void hp_cmdline_ulong_one(char *param, char *val, void *arg)
 {
-	const struct hp_cmdline_param *c = arg;
-	const char *v = hp_cmdline_value(word, c->param);
+	struct hp_cmdline_param *c = arg;
 
-	return v && !kstrtoul(v, 0, c->val);
+	if (hp_param_eq(param, c->param) && val && !kstrtoul(val, 0, c->val))
+		c->found = true;
 }
 
 /**
@@ -204,20 +350,46 @@ bool hp_cmdline_ulong(const char *param, unsigned long *val)
 {
 	struct hp_cmdline_param c = { param, val };
 
-	return hp_cmdline_each(hp_cmdline_ulong_one, &c);
+	return !hp_cmdline_walk(hp_cmdline_ulong_one, &c) && c.found;
 }
 
-static bool hp_cmdline_word_one(const char *word, const void *arg)
+static void hp_cmdline_rodata_one(char *param, char *val, void *arg)
 {
-	return !strcmp(word, arg);
+	struct hp_cmdline_param *c = arg;
+
+	if (!hp_param_eq(param, "rodata") || !val)
+		return;
+	/* set_debug_rodata(): on, off, and arm64's full; anything else is ignored */
+	if (!strcmp(val, "on") || !strcmp(val, "off") ||
+	    (IS_ENABLED(CONFIG_ARM64) && !strcmp(val, "full"))) {
+		*(bool *)c->val = strcmp(val, "off") != 0;
+		c->found = true;
+	}
+}
+
+/**
+ * hp_cmdline_rodata() - rodata= as set_debug_rodata() takes it
+ * @on: set to false for rodata=off, true for on (or arm64's full), when given
+ *
+ * Return: true if a rodata= word the kernel accepts is on the command line.
+ */
+bool hp_cmdline_rodata(bool *on)
+{
+	struct hp_cmdline_param c = { "rodata", on };
+
+	return !hp_cmdline_walk(hp_cmdline_rodata_one, &c) && c.found;
 }
 
 /**
  * hp_slub_debug_value() - the value of a command-line word that sets SLUB debugging
- * @word: one word of the kernel command line
+ * @word: one word of the kernel command line, "param=val" joined
  *
- * Return: what follows "slub_debug=" (or "slab_debug=", 6.8 on), "" for the
- * bare word, NULL for any other word.
+ * The __setup() of "slub_debug" (and "slab_debug", 6.8 on) is a prefix
+ * match, '-' as '_'; setup_slub_debug() takes what follows '=', and anything else
+ * ("slub_debug", "slub_debugX", "slub_debug=") as full debugging.
+ *
+ * Return: the options after "slub_debug=", "" for full debugging, NULL for
+ * any other word.
  */
 const char *hp_slub_debug_value(const char *word)
 {
@@ -225,10 +397,10 @@ const char *hp_slub_debug_value(const char *word)
 	unsigned int i;
 
 	for (i = 0; i < (HP_HAVE_SLAB_DEBUG_PARAM ? 2 : 1); i++) {
-		size_t n = strlen(names[i]);
+		const char *v = hp_setup_rest(word, names[i]);
 
-		if (!strncmp(word, names[i], n) && (!word[n] || word[n] == '='))
-			return word[n] ? word + n + 1 : "";
+		if (v)
+			return *v == '=' ? v + 1 : "";
 	}
 	return NULL;
 }
@@ -269,15 +441,58 @@ bool hp_slub_debug_on(void)
 	return strcmp(last.val, "-") != 0;
 }
 
+static bool hp_cmdline_word_one(const char *word, const void *arg)
+{
+	return hp_param_eq(word, arg);
+}
+
 /**
- * hp_cmdline_word() - is @word, exactly, one of the kernel command line's words?
- * @word: e.g. "arm64.nopauth" or "kasan.fault=panic"
+ * hp_cmdline_word() - is the flag @word on the kernel command line?
+ * @word: e.g. "nopti", "arm64.nopauth"
+ *
+ * The word alone, '-' as '_' (parameq(); arm64's idreg-override aliases
+ * likewise), before any "--".
  */
 bool hp_cmdline_word(const char *word)
 {
 	return hp_cmdline_each(hp_cmdline_word_one, word);
 }
 EXPORT_SYMBOL_GPL(hp_cmdline_word);
+
+static void hp_cmdline_early_one(char *param, char *val, void *arg)
+{
+	struct hp_cmdline_param *c = arg;
+
+	c->found |= hp_param_eq(param, c->param);
+}
+
+/**
+ * hp_cmdline_early() - is the early_param() flag @name on the command line?
+ * @name: e.g. "nopti", "no_hash_pointers": do_early_param() matches the
+ *	name (parameq()), and these setup functions ignore any value
+ */
+bool hp_cmdline_early(const char *name)
+{
+	struct hp_cmdline_param c = { name };
+
+	return !hp_cmdline_walk(hp_cmdline_early_one, &c) && c.found;
+}
+
+static bool hp_cmdline_setup_one(const char *word, const void *arg)
+{
+	return hp_setup_rest(word, arg);
+}
+
+/**
+ * hp_cmdline_setup() - does a word of the command line match __setup(@name)?
+ * @name: e.g. "slab_nomerge", "kasan_multi_shot" (flags whose setup
+ *	function ignores what follows the name)
+ */
+bool hp_cmdline_setup(const char *name)
+{
+	return hp_cmdline_each(hp_cmdline_setup_one, name);
+}
+EXPORT_SYMBOL_GPL(hp_cmdline_setup);
 
 /**
  * hp_setting() - a numeric sysctl or counter
@@ -377,24 +592,304 @@ bool hp_warn_refusal(unsigned int n, char *why, size_t len)
 				     "/sys/kernel/warn_count", n, why, len);
 }
 
-/**
- * hp_oops_refusal() - would one oops (and one warning with it) panic the kernel?
- * @why: the reason, when it would
- * @len: size of @why
- */
-bool hp_oops_refusal(char *why, size_t len)
-{
-	return hardprobe_would_panic(HP_SYSCTL "panic_on_oops", HP_SYSCTL "oops_limit",
-				     "/sys/kernel/oops_count", 1, why, len) ||
-	       hp_warn_refusal(1, why, len);
-}
-
 /* True when a WARN would panic the kernel (the one-warning case). */
 bool hp_warn_panics(void)
 {
 	char why[8];
 
 	return hp_warn_refusal(1, why, sizeof(why));
+}
+
+static bool hp_slab_nomerge_one(const char *word, const void *arg)
+{
+	static const char *const names[] = { "slab_nomerge", "slub_nomerge", "slab_merge",
+					     "slub_merge" };
+	bool *nomerge = (bool *)arg;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (hp_setup_rest(word, names[i])) {
+			*nomerge = i < 2;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * hp_cmdline_slab_nomerge() - does the command line turn slab merging off?
+ * @nomerge: set to what the last of slab_nomerge and slab_merge (or slub_)
+ *	says: mm/slab_common.c's __setup()s each set slab_nomerge
+ *
+ * Return: true if one of them is there.
+ */
+bool hp_cmdline_slab_nomerge(bool *nomerge)
+{
+	return hp_cmdline_each(hp_slab_nomerge_one, nomerge);
+}
+EXPORT_SYMBOL_GPL(hp_cmdline_slab_nomerge);
+
+/* what a report does under kasan.fault= (kasan_arg_fault) and kfence.fault= */
+enum hp_fault { HP_FAULT_REPORT, HP_FAULT_OOPS, HP_FAULT_PANIC, HP_FAULT_PANIC_ON_WRITE };
+
+static const char *const hp_fault_names[] = {
+	[HP_FAULT_REPORT] = "report", [HP_FAULT_OOPS] = "oops",
+	[HP_FAULT_PANIC] = "panic", [HP_FAULT_PANIC_ON_WRITE] = "panic_on_write",
+};
+
+/* the command line's settings that turn a report into a panic, as the kernel took them */
+struct hp_boot_panics {
+	unsigned long taint;	/* panic_on_taint's mask */
+	enum hp_fault kasan, kfence;
+};
+
+/* the last of @val's accepted words @ok (a bit per enum hp_fault) into @f */
+static void hp_fault_set(const char *val, unsigned int ok, enum hp_fault *f)
+{
+	int i = val ? match_string(hp_fault_names, ARRAY_SIZE(hp_fault_names), val) : -EINVAL;
+
+	if (i >= 0 && (ok & BIT(i)))
+		*f = i;
+}
+
+static void hp_boot_panics_one(char *param, char *val, void *arg)
+{
+	struct hp_boot_panics *b = arg;
+	unsigned long mask;
+	char *taint;
+
+	if (hp_param_eq(param, "panic_on_taint") && val) {
+		/*
+		 * panic_on_taint_setup(): a mask kstrtoul() rejects leaves the
+		 * old one; one that is 0 once unknown flags are dropped is
+		 * refused, but stored first
+		 */
+		taint = strsep(&val, ",");
+		if (!kstrtoul(taint, 16, &mask))
+			b->taint = mask & TAINT_FLAGS_MAX;
+	} else if (hp_param_eq(param, "kasan.fault")) {
+		/* early_kasan_fault(): anything else leaves it as it was */
+		hp_fault_set(val, BIT(HP_FAULT_REPORT) | BIT(HP_FAULT_PANIC) |
+			     (HP_HAVE_KASAN_PANIC_ON_WRITE ? BIT(HP_FAULT_PANIC_ON_WRITE) : 0),
+			     &b->kasan);
+	} else if (HP_HAVE_KFENCE_FAULT && hp_param_eq(param, "kfence.fault")) {
+		hp_fault_set(val, BIT(HP_FAULT_REPORT) | BIT(HP_FAULT_OOPS) | BIT(HP_FAULT_PANIC),
+			     &b->kfence);
+	}
+}
+
+/* panic_on_taint=, kasan.fault=, kfence.fault= as the kernel took them; -errno if unreadable */
+static int hp_boot_panics(struct hp_boot_panics *b)
+{
+	memset(b, 0, sizeof(*b));
+	return hp_cmdline_walk(hp_boot_panics_one, b);
+}
+
+/**
+ * hardprobe_cmdline_panics() - panic_on_taint= and kasan.fault= as @line sets them
+ * @line: a command line, split in place
+ * @taint: panic_on_taint's mask
+ * @kasan_panics: kasan.fault=panic (or panic_on_write)
+ *
+ * For hardprobe_kunit's test on fixed strings. Return: as hardprobe_cmdline_parse().
+ */
+int hardprobe_cmdline_panics(char *line, unsigned long *taint, bool *kasan_panics)
+{
+	struct hp_boot_panics b = { };
+	size_t n = strlen(line);
+	int err = hardprobe_cmdline_parse(line, n, n + 1, hp_boot_panics_one, &b);
+
+	*taint = b.taint;
+	*kasan_panics = b.kasan == HP_FAULT_PANIC || b.kasan == HP_FAULT_PANIC_ON_WRITE;
+	return err;
+}
+EXPORT_SYMBOL_GPL(hardprobe_cmdline_panics);
+
+/* what sets each taint flag a probe may set */
+static const struct {
+	unsigned int bit;
+	char letter;
+	const char *name, *by;
+} hp_taints[] = {
+	{ TAINT_DIE, 'D', "TAINT_DIE", "an oops" },
+	{ TAINT_WARN, 'W', "TAINT_WARN", "a warning" },
+	{ TAINT_BAD_PAGE, 'B', "TAINT_BAD_PAGE", "a SLUB, KFENCE or KASAN report" },
+};
+
+/**
+ * hp_taint_refusal() - would setting one of @taints panic (panic_on_taint=)?
+ * @taints: the taint flags (BIT(TAINT_*)) the probe may set
+ * @why: the reason, when it would
+ * @len: size of @why
+ *
+ * add_taint() panics when the taint mask meets panic_on_taint's: at a new
+ * flag in it, or at any flag once the kernel already holds one (an early
+ * taint, before the parameter was parsed).
+ */
+static bool hp_taint_refusal(unsigned long taints, char *why, size_t len)
+{
+	struct hp_boot_panics b;
+	unsigned long tainted;
+	unsigned int i;
+	int err;
+
+	if (!taints)
+		return false;
+	err = hp_boot_panics(&b);
+	if (err) {
+		scnprintf(why, len,
+			  "cannot read the command line (%d): panic_on_taint counted as set", err);
+		return true;
+	}
+	if (!b.taint)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(hp_taints); i++) {
+		if (!(taints & BIT(hp_taints[i].bit) & b.taint))
+			continue;
+		scnprintf(why, len, "panic_on_taint=0x%lx: %s taints %c (%s, bit %u)",
+			  b.taint, hp_taints[i].by, hp_taints[i].letter, hp_taints[i].name,
+			  hp_taints[i].bit);
+		return true;
+	}
+	err = hp_setting(HP_SYSCTL "tainted", &tainted);
+	if (err || (tainted & b.taint)) {
+		if (err)
+			scnprintf(why, len,
+				  "panic_on_taint=0x%lx and cannot read kernel.tainted (%d): counted as met",
+				  b.taint, err);
+		else
+			scnprintf(why, len,
+				  "panic_on_taint=0x%lx, kernel.tainted=0x%lx: any new taint panics",
+				  b.taint, tainted);
+		return true;
+	}
+	return false;
+}
+
+/* kasan.fault=panic (or panic_on_write): a KASAN report panics */
+static bool hp_kasan_refusal(char *why, size_t len)
+{
+	struct hp_boot_panics b;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_KASAN))
+		return false;
+	err = hp_boot_panics(&b);
+	if (err)
+		scnprintf(why, len,
+			  "cannot read the command line (%d): kasan.fault=panic counted as set",
+			  err);
+	else if (b.kasan == HP_FAULT_PANIC || b.kasan == HP_FAULT_PANIC_ON_WRITE)
+		scnprintf(why, len, "kasan.fault=%s: a KASAN report panics",
+			  hp_fault_names[b.kasan]);
+	return err || b.kasan == HP_FAULT_PANIC || b.kasan == HP_FAULT_PANIC_ON_WRITE;
+}
+
+/**
+ * hp_kfence_fault_refusal() - does a KFENCE report oops or panic (kfence.fault=)?
+ * @why: the reason, when it does
+ * @len: size of @why
+ */
+bool hp_kfence_fault_refusal(char *why, size_t len)
+{
+	struct hp_boot_panics b;
+	int err;
+
+	if (!HP_HAVE_KFENCE_FAULT)
+		return false;
+	err = hp_boot_panics(&b);
+	if (err)
+		scnprintf(why, len,
+			  "cannot read the command line (%d): kfence.fault=panic counted as set",
+			  err);
+	else if (b.kfence != HP_FAULT_REPORT)
+		scnprintf(why, len, "kfence.fault=%s: a KFENCE report would %s",
+			  hp_fault_names[b.kfence], hp_fault_names[b.kfence]);
+	return err || b.kfence != HP_FAULT_REPORT;
+}
+
+/* hung_task_panic, softlockup_panic: a probe that blocks or runs long may meet them */
+static bool hp_block_refusal(char *why, size_t len)
+{
+	static const struct {
+		bool on;
+		const char *sysctl, *what;
+	} d[] = {
+		{ IS_ENABLED(CONFIG_DETECT_HUNG_TASK), "hung_task_panic",
+		  "a task blocked past hung_task_timeout_secs panics" },
+		{ IS_ENABLED(CONFIG_SOFTLOCKUP_DETECTOR), "softlockup_panic",
+		  "a CPU held past twice watchdog_thresh panics" },
+	};
+	unsigned long v;
+	unsigned int i;
+	char path[48];
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		if (!d[i].on)
+			continue;
+		snprintf(path, sizeof(path), HP_SYSCTL "%s", d[i].sysctl);
+		err = hp_setting(path, &v);
+		if (!err && !v)
+			continue;
+		if (err)
+			scnprintf(why, len, "cannot read kernel.%s (%d): counted as set; %s",
+				  d[i].sysctl, err, d[i].what);
+		else
+			scnprintf(why, len, "kernel.%s=%lu: %s", d[i].sysctl, v, d[i].what);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * hp_probe_refusal() - would running @p now panic the kernel?
+ * @p: the probe
+ * @why: the reason, when it would
+ * @len: size of @why
+ *
+ * Every way a catch becomes a panic, each failing closed: an oops
+ * (panic_on_oops, oops_limit; "Attempted to kill init" when the writer is
+ * PID 1), its warnings (panic_on_warn, warn_limit), the taint flags it sets
+ * (panic_on_taint), a KASAN report (kasan.fault=panic), and a probe that
+ * blocks (hung_task_panic, softlockup_panic). A fatal probe may oops, warn
+ * and (with .reports) report; a safe one warns up to .warns times and
+ * reports what .reports names (under KASAN its warnings may be KASAN
+ * reports).
+ */
+bool hp_probe_refusal(const struct hp_probe *p, char *why, size_t len)
+{
+	bool fatal = p->kind != HP_SAFE;
+	unsigned int warns = fatal ? max(p->warns, 1U) : p->warns;
+	unsigned long taints = 0;
+	char s[128];
+
+	if (fatal && is_global_init(current)) {
+		scnprintf(why, len,
+			  "the writer is PID 1 (init): a caught oops kills it and the kernel panics (\"Attempted to kill init\")");
+		return true;
+	}
+	if (fatal && hardprobe_would_panic(HP_SYSCTL "panic_on_oops", HP_SYSCTL "oops_limit",
+					   "/sys/kernel/oops_count", 1, s, sizeof(s))) {
+		scnprintf(why, len, "%s: its oops would panic", s);
+		return true;
+	}
+	if (warns && hp_warn_refusal(warns, s, sizeof(s))) {
+		scnprintf(why, len, "%s: its %u warning%s would panic", s, warns,
+			  warns == 1 ? "" : "s");
+		return true;
+	}
+	if (fatal)
+		taints |= BIT(TAINT_DIE);
+	if (warns)
+		taints |= BIT(TAINT_WARN);
+	if (p->reports || (warns && IS_ENABLED(CONFIG_KASAN)))
+		taints |= BIT(TAINT_BAD_PAGE);
+	if (hp_taint_refusal(taints, why, len))
+		return true;
+	if ((fatal || warns || p->reports) && hp_kasan_refusal(why, len))
+		return true;
+	return p->blocks && hp_block_refusal(why, len);
 }
 
 /**

@@ -577,7 +577,7 @@ static void hp_nx_layers(struct hp_layers *l)
 {
 	bool rodata = true;
 
-	hp_cmdline_bool("rodata", &rodata);
+	hp_cmdline_rodata(&rodata);
 	l->configured = IS_ENABLED(CONFIG_STRICT_KERNEL_RWX) &&
 			IS_ENABLED(CONFIG_STRICT_MODULE_RWX);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),

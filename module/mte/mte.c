@@ -140,7 +140,7 @@ static void hp_mte_judge(struct hp_result *r, const char *what, const char *wher
 		       ctl);
 		return;
 	}
-	if (hp_mte_checking() && !hp_cmdline_word("kasan_multi_shot")) {
+	if (hp_mte_checking() && !hp_cmdline_setup("kasan_multi_shot")) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "no KASAN report for a read of %s, but tag checking is on: KASAN prints only the first report of a boot without kasan_multi_shot",
 		       where);
@@ -160,10 +160,7 @@ static bool hp_mte_refuse(struct hp_result *r)
 		hp_set(r, HP_UNSUPPORTED, "panic_on_warn is set: a KASAN report would panic");
 		return true;
 	}
-	if (hp_cmdline_word("kasan.fault=panic")) {
-		hp_set(r, HP_UNSUPPORTED, "kasan.fault=panic: a KASAN report would panic");
-		return true;
-	}
+	/* kasan.fault=panic: refused by the core (hp_probe_refusal()), these declare .reports */
 	return false;
 }
 
@@ -226,7 +223,7 @@ static void hp_mte_layers(struct hp_layers *l)
 		 hp_mte_cpu() ? "yes" : "no (QEMU needs -M virt,mte=on)",
 		 system_supports_mte() ? "yes" : "no",
 		 kasan_hw_tags_enabled() ? "on" : "off", hp_mte_tcf_name(sctlr),
-		 hp_cmdline_word("kasan_multi_shot") ? "; kasan_multi_shot" : "");
+		 hp_cmdline_setup("kasan_multi_shot") ? "; kasan_multi_shot" : "");
 }
 #else
 static void hp_mte_slab_oob(struct hp_result *r)

@@ -121,8 +121,8 @@ static void hp_rodata_configured(struct hp_layers *l, const char *sym, bool on)
 {
 	bool rodata = true;
 
-	/* rodata=off (or "noalias" on arm64, still read-only) on the command line */
-	if (hp_cmdline_bool("rodata", &rodata) && !rodata)
+	/* rodata=off on the command line (set_debug_rodata(): on, off, arm64 full) */
+	if (hp_cmdline_rodata(&rodata) && !rodata)
 		on = false;
 	l->configured = on;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s=%s%s", sym,

@@ -120,17 +120,71 @@ static void hp_pti_user_pgd(struct hp_result *r)
 	kfree(obj);
 }
 
+/* the command line's PTI words: the last pti= (-1: none, else enum), nopti, mitigations=off */
+enum { HP_PTI_OFF, HP_PTI_ON, HP_PTI_AUTO };
+
+struct hp_pti_cmd {
+	int mode;
+	bool nopti, mitigations_off;
+};
+
+static void hp_pti_cmd_one(char *param, char *val, void *arg)
+{
+	static const char *const modes[] = { "off", "on", "auto" };
+	struct hp_pti_cmd *c = arg;
+	int i;
+
+	if (hp_param_eq(param, "pti") && val) {
+		/* pti_parse_cmdline(): another value changes nothing */
+		i = match_string(modes, ARRAY_SIZE(modes), val);
+		if (i >= 0)
+			c->mode = i;
+	} else if (hp_param_eq(param, "nopti")) {
+		c->nopti = true;
+		/* an early_param() setting the same mode as pti=off */
+		if (HP_PTI_EARLY_PARAMS)
+			c->mode = HP_PTI_OFF;
+	} else if (hp_param_eq(param, "mitigations") && val) {
+		/* mitigations_parse_cmdline(): off, auto, auto,nosmt; else unchanged */
+		if (!strcmp(val, "off"))
+			c->mitigations_off = true;
+		else if (!strcmp(val, "auto") || !strcmp(val, "auto,nosmt"))
+			c->mitigations_off = false;
+	}
+}
+
+/*
+ * Does the command line turn PTI off (pti_check_boottime_disable())? 6.12:
+ * the last of pti= and nopti, and mitigations=off over both; 6.1: pti=off,
+ * else pti=on or pti=auto over nopti and mitigations=off. @why: the words.
+ */
+static bool hp_pti_cmdline_off(char *why, size_t len)
+{
+	struct hp_pti_cmd c = { .mode = -1 };
+	bool off;
+
+	if (hp_cmdline_walk(hp_pti_cmd_one, &c)) {
+		strscpy(why, ", command line unreadable: unknown", len);
+		return false;
+	}
+	if (HP_PTI_EARLY_PARAMS)
+		off = c.mode == HP_PTI_OFF || c.mitigations_off;
+	else
+		off = c.mode == HP_PTI_OFF || (c.mode < 0 && (c.nopti || c.mitigations_off));
+	scnprintf(why, len, "%s%s%s", c.mode == HP_PTI_OFF && !c.nopti ? ", pti=off" : "",
+		  c.nopti ? ", nopti" : "", c.mitigations_off ? ", mitigations=off" : "");
+	return off;
+}
+
 static void hp_pti_layers(struct hp_layers *l)
 {
-	bool on = true;
-	char md[64];
+	char md[64], words[64];
+	bool off = hp_pti_cmdline_off(words, sizeof(words));
 
 	hp_meltdown_state(md, sizeof(md));
-	hp_cmdline_bool("pti", &on);
-	l->configured = HP_CONFIG_PTI && on && !hp_cmdline_word("nopti");
-	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s=%s%s%s", HP_SYM_PTI_X86,
-		 HP_CONFIG_PTI ? "y" : "n", on ? "" : ", pti=off",
-		 hp_cmdline_word("nopti") ? ", nopti" : "");
+	l->configured = HP_CONFIG_PTI && !off;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s=%s%s", HP_SYM_PTI_X86,
+		 HP_CONFIG_PTI ? "y" : "n", words);
 	hp_layer(l->built, sizeof(l->built), "page tables: nothing to build");
 	hp_layer(l->active, sizeof(l->active),
 		 "X86_FEATURE_PTI: %s; CPU bug MELTDOWN: %s; meltdown: %s",

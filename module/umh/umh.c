@@ -106,7 +106,7 @@ static void hp_static_usermodehelper_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_static_usermodehelper[] = {
-	HP_PROBE(static_usermodehelper, exec, HP_SAFE),
+	HP_PROBE(static_usermodehelper, exec, HP_SAFE, .blocks = true),
 };
 
 HP_FEATURE(static_usermodehelper, .layers = hp_static_usermodehelper_layers);
