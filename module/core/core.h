@@ -17,6 +17,6 @@ void hp_run_free(struct hp_run *run);
 bool hp_valid_name(const char *s);
 int hp_run_name(const char *name, bool init, int allow);
 int hp_run_last(char *buf, size_t len);
-void hp_inject_oops(const char *name);
+void __noreturn hp_inject_oops(const char *name);
 
 #endif /* _HARDPROBE_CORE_H */

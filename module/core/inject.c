@@ -10,7 +10,7 @@
 
 #include "core.h"
 
-void hp_inject_oops(const char *name)
+void __noreturn hp_inject_oops(const char *name)
 {
 	pr_info("inject_oops: %s dies holding the probe lock\n", name);
 	BUG();

@@ -271,9 +271,13 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 		hp_unlock();
 		return 0;
 	}
-	if (inject_oops && !strcmp(inject_oops, p->name) &&
-	    !hp_oops_refusal(why, sizeof(why))) {
-		hp_inject_oops(p->name);
+	if (inject_oops && !strcmp(inject_oops, p->name)) {
+		struct hp_probe as_fatal = *p;
+
+		/* refused where an oops of a fatal probe would be */
+		as_fatal.kind = HP_FATAL;
+		if (!hp_probe_refusal(&as_fatal, why, sizeof(why)))
+			hp_inject_oops(p->name);
 	}
 	counted = !hp_setting("/sys/kernel/warn_count", &w0);
 	/* a log checker excuses the reports it declares between these two lines */
