@@ -37,6 +37,12 @@ enum hp_kind {
 struct hp_result {
 	enum hp_outcome outcome;
 	bool known_gap;		/* a documented hole, reported but not failed */
+	/*
+	 * protected by a catch that only detects: a report after which the
+	 * bug went on (kCFI permissive, UBSAN or a WARN in warn mode, KFENCE);
+	 * JSON "stopped": false, the evidence says "detected, not stopped"
+	 */
+	bool went_on;
 	char evidence[HP_EVIDENCE_LEN];
 	u64 ns;
 	unsigned int warns;	/* WARN-class reports it raised (warn_count delta) */

@@ -141,6 +141,10 @@ def merge_panic(data, panic):
                 if p["probe"] == res["probe"]:
                     p["outcome"], p["evidence"] = res["outcome"], res["evidence"]
                     p["guest"] = res.get("guest", "own")
+                    # "stopped" only on a protected probe: a panic is a catch that stopped
+                    p.pop("stopped", None)
+                    if res["outcome"] == "protected":
+                        p["stopped"] = True
             if res["feature"] != feat["feature"]:
                 continue
             worst = outcome.feature_outcome(rules, feat["probes"])

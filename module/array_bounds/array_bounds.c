@@ -120,15 +120,18 @@ static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 		snprintf(first[pb->c], sizeof(first[pb->c]),
 			 "\"UBSAN: array-index-out-of-bounds in %s: %s\"",
 			 at && at < file ? at + 1 : file, index);
+		r->went_on = true;
 		hp_set(r, HP_PROTECTED,
-		       "%s; warn mode: the write went on%s%s; control (no UBSAN) wrote the guard byte unreported",
+		       "detected, not stopped: %s; warn mode: the write went on%s%s; control (no UBSAN) wrote the guard byte unreported",
 		       first[pb->c], hit ? "" : ", yet missed the guard",
 		       suppressed ? "; our sites that had reported before re-armed" : "");
 		return;
 	}
 	if (sites <= 0 && first[pb->c][0]) {
 		/* could not re-arm the site: its one report was earlier */
-		hp_set(r, HP_PROTECTED, "reported once per site (lib/ubsan.c), earlier: %s",
+		r->went_on = true;
+		hp_set(r, HP_PROTECTED,
+		       "detected, not stopped: reported once per site (lib/ubsan.c), earlier: %s",
 		       first[pb->c]);
 		return;
 	}

@@ -129,7 +129,7 @@ static void hp_cfi_run(struct hp_result *r, void *target, const char *proto,
 		       const char *sig)
 {
 	hp_cfi_int_fn fn = (hp_cfi_int_fn)target;
-	char marker[48];
+	char marker[48], line[HP_EVIDENCE_LEN - 32];
 
 	if (!hp_cfi_legal(r))
 		return;
@@ -147,10 +147,11 @@ static void hp_cfi_run(struct hp_result *r, void *target, const char *proto,
 	pr_info("%s: int (*)(int) -> %s\n", marker, proto);
 	fn(0x22);
 
-	/* still here: permissive mode warned, or nothing checked the call */
-	if (hp_log_find(marker, sig, r->evidence, sizeof(r->evidence))) {
-		r->outcome = IS_ENABLED(CONFIG_CFI_PERMISSIVE) ? HP_PROTECTED :
-			     HP_ERROR;
+	/* still here: permissive mode warned (and made the call), or nothing checked it */
+	if (hp_log_find(marker, sig, line, sizeof(line))) {
+		r->went_on = IS_ENABLED(CONFIG_CFI_PERMISSIVE);
+		hp_set(r, r->went_on ? HP_PROTECTED : HP_ERROR, "%s%s",
+		       r->went_on ? "detected, not stopped: " : "", line);
 		return;
 	}
 	hp_set(r, READ_ONCE(hp_cfi_hit) == 0x5a22 ? HP_VULNERABLE : HP_ERROR,
@@ -216,7 +217,7 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 	const u8 *entry = (const u8 *)hp_ibt_target;
 	hp_cfi_int_fn fn = hp_ibt_target;
 	unsigned int past = 4;
-	char marker[48];
+	char marker[48], line[HP_EVIDENCE_LEN - 32];
 
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hp_x86_ibt_active()) {
 		hp_set(r, HP_UNSUPPORTED,
@@ -266,9 +267,10 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 	OPTIMIZER_HIDE_VAR(entry);
 	hp_cfi_call_unchecked((hp_cfi_int_fn)(entry + past), 0x22);
 
-	/* still here: ibt=warn, or nothing checked the call */
-	if (hp_log_find(marker, HP_IBT_SIG, r->evidence, sizeof(r->evidence))) {
-		r->outcome = HP_PROTECTED;
+	/* still here: ibt=warn (the call went on), or nothing checked it */
+	if (hp_log_find(marker, HP_IBT_SIG, line, sizeof(line))) {
+		r->went_on = true;
+		hp_set(r, HP_PROTECTED, "detected, not stopped: %s", line);
 		return;
 	}
 	hp_set(r, READ_ONCE(hp_cfi_hit) == 0x5a22 ? HP_VULNERABLE : HP_ERROR,

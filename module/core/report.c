@@ -310,6 +310,10 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 			hp_json_kv(s, "outcome", hp_outcome_name(pr->res.outcome), true);
 			seq_buf_printf(s, "\"known_gap\":%s,",
 				       pr->res.known_gap ? "true" : "false");
+			/* a protected probe's catch stopped the bug, or only reported it */
+			if (pr->res.outcome == HP_PROTECTED)
+				seq_buf_printf(s, "\"stopped\":%s,",
+					       pr->res.went_on ? "false" : "true");
 			hp_json_kv(s, "evidence", pr->res.evidence, true);
 			/* WARN-class reports raised, and the most it may raise */
 			seq_buf_printf(s, "\"warns\":%u,\"warns_max\":%u,", pr->res.warns,

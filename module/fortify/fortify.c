@@ -187,8 +187,10 @@ static void hp_fortify_memcpy_field_spanning(struct hp_result *r)
 			first_run = seq;
 			strscpy(first, line, sizeof(first));
 		}
+		/* a WARN, and the copy ran on: caught and went on */
+		r->went_on = true;
 		hp_set(r, HP_PROTECTED,
-		       "%s (the copy ran on by design: %u bytes of the next member)",
+		       "detected, not stopped: %s (the copy ran on by design: %u bytes of the next member)",
 		       line, spill);
 		return;
 	}
@@ -198,8 +200,9 @@ static void hp_fortify_memcpy_field_spanning(struct hp_result *r)
 	 * hook, and the call site that warned is the same code
 	 */
 	if (first_run && (c.spanned || !HP_HAVE_FORTIFY_HOOK)) {
+		r->went_on = true;
 		hp_set(r, HP_PROTECTED,
-		       "WARN_ONCE already fired at this call site in run %u: \"%s\"; %s",
+		       "detected, not stopped: WARN_ONCE already fired at this call site in run %u: \"%s\"; %s",
 		       first_run, first, HP_HAVE_FORTIFY_HOOK ?
 		       "the counted copy still trips the check" :
 		       "the same code (no counting hook before 6.9 to trip it again)");

@@ -278,9 +278,11 @@ static void hp_kf_run(struct hp_result *r, const char *probe, bool uaf)
 	hit = hp_kf_try(probe, "kfence", q, uaf ? HP_KF_UAF : HP_KF_OOB, line, sizeof(line));
 	if (!uaf)
 		kfree(h.obj);
+	/* KFENCE reports the access and lets it complete: caught and went on */
+	r->went_on = hit;
 	if (hit)
 		hp_set(r, HP_PROTECTED,
-		       "\"%s\": %s, KFENCE kmalloc(%d) object (allocation %u, %u ms; interval %lu ms); control on an ordinary object unreported",
+		       "detected, not stopped: \"%s\": %s, KFENCE kmalloc(%d) object (allocation %u, %u ms; interval %lu ms); control on an ordinary object unreported",
 		       strim(line), where, HP_KF_SIZE, h.tries, h.ms, ms);
 	else
 		hp_set(r, HP_VULNERABLE,

@@ -23,17 +23,25 @@
  * vm_mmap(), filled from the kernel through the uaccess helpers, then
  * executed (SMEP/PXN) or read without those helpers (SMAP/PAN).
  *
- * null_deref: the kernel reads from, and calls, address 0 (LKDTM's
- * ACCESS_NULL, EXEC_NULL). Page 0 is never mapped for the kernel, and
- * vm.mmap_min_addr keeps a user from mapping it (an unprivileged one; a
- * task with CAP_SYS_RAWIO may): the catch is the page fault on the
- * unmapped page, reported as a NULL pointer dereference. A task that has
- * page 0 mapped is not asked.
+ * null_deref: a NULL dereference is harmless only while no user can put
+ * memory at address 0. The protection is that an unprivileged task cannot
+ * map page 0: vm.mmap_min_addr (mm/mmap.c's security_mmap_addr(): below it a
+ * mapping needs CAP_SYS_RAWIO) and the LSMs' checks (SELinux's mmap_zero).
+ * mmap_zero asks exactly that: it maps page 0 (MAP_FIXED_NOREPLACE) in the
+ * calling task's address space under a copy of its credentials without
+ * capabilities, and unmaps it again if that worked. Page 0 itself is empty
+ * in every task that never mapped it, whatever the setting: a fault on it
+ * says nothing of the protection. The fatal read and exec (LKDTM's
+ * ACCESS_NULL, EXEC_NULL) ask the same question first and fire only when
+ * page 0 is refused: the catch is then the page fault on the unmapped page,
+ * reported as a NULL pointer dereference. A task that has page 0 mapped is
+ * not asked.
  *
  * The calls into copied code go through hp_exec_call(), an object built
  * without kCFI (a kCFI check would read the type hash in front of the
  * target and trap, or fault on that read, before NX/SMEP were asked).
  */
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched/task_stack.h>
@@ -534,11 +542,115 @@ static bool hp_null_deref_mapped(struct hp_result *r)
 	return mapped;
 }
 
+/*
+ * vm_mmap() of one anonymous page at @addr (MAP_FIXED_NOREPLACE: never over
+ * a mapping) under a copy of the caller's credentials with no capabilities:
+ * what an unprivileged user's mmap() gets (its LSM label stays the caller's).
+ */
+static unsigned long hp_null_map_unpriv(unsigned long addr, unsigned long flags)
+{
+	const struct cred *old;
+	struct cred *cred;
+	unsigned long got;
+
+	cred = prepare_creds();
+	if (!cred)
+		return -ENOMEM;
+	cred->cap_effective = CAP_EMPTY_SET;
+	cred->cap_permitted = CAP_EMPTY_SET;
+	cred->cap_inheritable = CAP_EMPTY_SET;
+	cred->cap_ambient = CAP_EMPTY_SET;
+	old = override_creds(cred);
+	got = vm_mmap(NULL, addr, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | flags, 0);
+	revert_creds(old);
+	put_cred(cred);
+	return got;
+}
+
+/*
+ * The protection itself: may a task without privileges map page 0? Tried
+ * in this task's address space, the page unmapped again at once. True when
+ * refused by the check (-EPERM: mmap_min_addr and CAP_SYS_RAWIO; -EACCES:
+ * an LSM), with @why saying so; otherwise @r holds the verdict.
+ */
+static bool hp_null_page0_refused(struct hp_result *r, char *why, size_t len)
+{
+	unsigned long min = 0, got, ctl;
+	char setting[48];
+	int err;
+
+	if (hp_null_deref_mapped(r))
+		return false;
+	if (!current->mm) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "no user address space in this task: cannot ask whether page 0 can be mapped");
+		return false;
+	}
+	err = hp_setting("/proc/sys/vm/mmap_min_addr", &min);
+	if (err)
+		snprintf(setting, sizeof(setting), "vm.mmap_min_addr unreadable (%d)", err);
+	else
+		snprintf(setting, sizeof(setting), "vm.mmap_min_addr=%lu", min);
+	/* control: the same credentials map a page where the kernel chooses */
+	ctl = hp_null_map_unpriv(0, 0);
+	if (IS_ERR_VALUE(ctl)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: a task without capabilities could not map any page (%ld): page 0 not asked; %s",
+		       (long)ctl, setting);
+		return false;
+	}
+	vm_munmap(ctl, PAGE_SIZE);
+	got = hp_null_map_unpriv(0, MAP_FIXED_NOREPLACE);
+	if (!got) {
+		vm_munmap(0, PAGE_SIZE);
+		hp_set(r, HP_VULNERABLE,
+		       "a task without capabilities mapped page 0 (mmap at 0, MAP_FIXED_NOREPLACE: 0), unmapped again: a NULL dereference reads user memory; %s",
+		       setting);
+		return false;
+	}
+	if (!IS_ERR_VALUE(got)) {
+		vm_munmap(got, PAGE_SIZE);
+		hp_set(r, HP_ERROR, "mmap at 0 with MAP_FIXED_NOREPLACE returned %#lx, not 0",
+		       got);
+		return false;
+	}
+	if ((long)got != -EPERM && (long)got != -EACCES) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "mmap of page 0 without capabilities failed with %ld, not the check's -EPERM/-EACCES; %s",
+		       (long)got, setting);
+		return false;
+	}
+	snprintf(why, len,
+		 "a task without capabilities may not map page 0 (%ld, %s); control: it mapped a page at %#lx",
+		 (long)got, setting, ctl);
+	return true;
+}
+
+static void hp_null_deref_mmap_zero(struct hp_result *r)
+{
+	char why[160];
+
+	if (hp_null_page0_refused(r, why, sizeof(why)))
+		hp_set(r, HP_PROTECTED, "%s", why);
+}
+
+/* The fatal probes fire only when page 0 is refused: only then is the fault the protection's. */
+static bool hp_null_deref_ready(struct hp_result *r)
+{
+	char why[160];
+
+	if (!hp_null_page0_refused(r, why, sizeof(why)))
+		return false;
+	pr_info("hardprobe: null_deref: %s\n", why);
+	return true;
+}
+
 static void hp_null_deref_read(struct hp_result *r)
 {
 	unsigned long *p = NULL, got;
 
-	if (hp_null_deref_mapped(r))
+	if (!hp_null_deref_ready(r))
 		return;
 	OPTIMIZER_HIDE_VAR(p);
 	pr_info("hardprobe: null_deref: reading a word at address 0\n");
@@ -551,7 +663,7 @@ static void hp_null_deref_exec(struct hp_result *r)
 	hp_exec_fn_t fn = NULL;
 	int ret;
 
-	if (hp_null_deref_mapped(r) || !hp_exec_control(r))
+	if (!hp_null_deref_ready(r) || !hp_exec_control(r))
 		return;
 	OPTIMIZER_HIDE_VAR(fn);
 	pr_info("hardprobe: null_deref: calling address 0\n");
@@ -725,6 +837,7 @@ static const struct hp_probe hp_probes_user_access[] = {
 HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable);
 
 static const struct hp_probe hp_probes_null_deref[] = {
+	HP_PROBE(null_deref, mmap_zero, HP_SAFE),
 	HP_PROBE(null_deref, read, HP_FATAL, .signature = HP_NULL_SIG),
 	HP_PROBE(null_deref, exec, HP_FATAL, .signature = HP_NULL_SIG),
 };

@@ -133,8 +133,10 @@ static void hp_mte_judge(struct hp_result *r, const char *what, const char *wher
 		return;
 	}
 	if (hit) {
+		/* KASAN's report mode: the read completed after the report */
+		r->went_on = true;
 		hp_set(r, HP_PROTECTED,
-		       "\"%s\" for a read of %s (pointer tag 0x%02x)%s; control: the same byte read through the match-all tag unreported (0x%02x)",
+		       "detected, not stopped: \"%s\" for a read of %s (pointer tag 0x%02x)%s; control: the same byte read through the match-all tag unreported (0x%02x)",
 		       strim(line), where, hp_mte_tag(p),
 		       restored ? "; tag checking re-enabled after the catch" : "",
 		       ctl);

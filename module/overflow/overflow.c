@@ -283,18 +283,57 @@ static void hp_ovf_judge(struct hp_result *r, const struct hp_ovf_probe *pb,
 		hp_ovf_site(s.line, site, sizeof(site));
 		snprintf(pb->first, HP_EVIDENCE_LEN, "%u/%u reported: \"%s\"", s.reported,
 			 pb->n, site);
-		hp_set(r, HP_PROTECTED, "%s (%s); results still wrap%s", pb->first, flags,
+		/* a report, and the wrapped result is used: caught and went on */
+		r->went_on = true;
+		hp_set(r, HP_PROTECTED, "detected, not stopped: %s (%s); results still wrap%s",
+		       pb->first, flags,
 		       s.suppressed ? "; our sites that had reported before re-armed" : "");
 		return;
 	}
 	if (!s.reported && s.sites <= 0 && pb->first[0]) {
 		/* could not re-arm (built in): the one report per site came earlier */
-		hp_set(r, HP_PROTECTED, "reported once per site, earlier: %s", pb->first);
+		r->went_on = true;
+		hp_set(r, HP_PROTECTED,
+		       "detected, not stopped: reported once per site, earlier: %s", pb->first);
 		return;
 	}
 	r->known_gap = !s.reported && gap;
 	hp_set(r, HP_VULNERABLE, "%u/%u reported (%s): %s unreported%s%s", s.reported, pb->n,
 	       flags, s.list, r->known_gap ? "; known gap: " : "", r->known_gap ? gap : "");
+}
+
+#ifndef HP_OVF_KFLAGS
+#define HP_OVF_KFLAGS ""
+#endif
+
+/*
+ * A sanitizer probe's object is the module's own, built with @flag: its
+ * reports show what the compiler can. Unless the kernel itself is built with
+ * @flag (HP_OVF_KFLAGS: the overflow sanitizers kbuild gives every object),
+ * they protect nothing of the kernel's: the verdict is then not protected.
+ */
+static bool hp_ovf_kernel_has(const char *flag)
+{
+	return strstr(HP_OVF_KFLAGS, flag);
+}
+
+static void __maybe_unused hp_ovf_own(struct hp_result *r, const char *flag,
+				      const char *what, const char *ev)
+{
+	r->went_on = false;
+	hp_set(r, HP_UNSUPPORTED,
+	       "the module's own object has %s, the kernel is not built with it: make ccprobe answers what the compiler can; %s%s",
+	       flag, what, ev);
+}
+
+static void __maybe_unused hp_ovf_own_flag(struct hp_result *r, const char *flag)
+{
+	char ev[HP_EVIDENCE_LEN];
+
+	if (r->outcome != HP_PROTECTED || hp_ovf_kernel_has(flag))
+		return;
+	strscpy(ev, r->evidence, sizeof(ev));
+	hp_ovf_own(r, flag, "the object: ", ev);
 }
 
 static void hp_signed_overflow_kernel_flags(struct hp_result *r)
@@ -327,6 +366,12 @@ static void hp_signed_overflow_sanitizer(struct hp_result *r)
 	char flags[96], gap[112];
 	int sites, supp;
 
+	/* in trap mode a catch kills the task, and the fatal judge would say protected */
+	if (IS_ENABLED(CONFIG_UBSAN_TRAP) &&
+	    !hp_ovf_kernel_has("-fsanitize=signed-integer-overflow")) {
+		hp_ovf_own(r, "-fsanitize=signed-integer-overflow", "not run (trap mode)", "");
+		return;
+	}
 	snprintf(flags, sizeof(flags), "%s -fsanitize=signed-integer-overflow",
 		 HP_FLAG_WRAP[0] ? HP_FLAG_WRAP : "kernel flags");
 	/* how many checks the compiler left in the module (all objects) */
@@ -336,6 +381,7 @@ static void hp_signed_overflow_sanitizer(struct hp_result *r)
 		  " emits no check under -fno-strict-overflow: %d UBSAN sites", sites);
 	hp_ovf_judge(r, &pb, flags,
 		     !HP_OVF_CLANG_MAJOR || HP_OVF_CLANG_MAJOR < 19 ? gap : NULL);
+	hp_ovf_own_flag(r, "-fsanitize=signed-integer-overflow");
 #else
 	hp_ovf_unbuilt(r, "-fsanitize=signed-integer-overflow", HP_OVF_SIO_CC, true);
 #endif
@@ -362,6 +408,7 @@ static void hp_unsigned_overflow_sanitizer(struct hp_result *r)
 	};
 
 	hp_ovf_judge(r, &pb, "+ -fsanitize=unsigned-integer-overflow", NULL);
+	hp_ovf_own_flag(r, "-fsanitize=unsigned-integer-overflow");
 #else
 	hp_ovf_unbuilt(r, "-fsanitize=unsigned-integer-overflow", HP_OVF_UIO_CC, true);
 #endif
@@ -390,6 +437,7 @@ static void hp_truncation_sanitizer(struct hp_result *r)
 	char note[96];
 
 	hp_ovf_judge(r, &pb, "+ -fsanitize=implicit-conversion", NULL);
+	hp_ovf_own_flag(r, "-fsanitize=implicit-conversion");
 	/* lib/ubsan.c in 6.12 has no __ubsan_handle_implicit_conversion */
 	snprintf(note, sizeof(note), "; the module's own handler (the kernel has none): %u calls",
 		 hp_ovf_conversions() - calls);

@@ -157,8 +157,10 @@ static void hp_sd_judge(struct hp_result *r, const struct hp_sd_try *t,
 		hp_set(r, HP_INCONCLUSIVE, "control: %s did not land (0x%02x, wrote 0x%02x)",
 		       what, t->landed, (u8)~t->old);
 	} else if (t->found) {
+		/* found at the next check, after the write landed: caught and went on */
+		r->went_on = true;
 		hp_set(r, HP_PROTECTED,
-		       "\"%s\": SLUB reported %s (0x%02x over 0x%02x) and wrote back 0x%02x; %s",
+		       "detected, not stopped: \"%s\": SLUB reported %s (0x%02x over 0x%02x) and wrote back 0x%02x; %s",
 		       t->line, what, t->landed, t->old, t->after, flags);
 	} else if (t->validated == -EINVAL) {
 		hp_set(r, HP_VULNERABLE,

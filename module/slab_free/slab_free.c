@@ -26,6 +26,14 @@
  * cache is created without slub_debug's flags (SLAB_NO_USER_FLAGS): with any
  * of them SLUB's debug free path refuses the second free on its own.
  *
+ * On a KASAN kernel the second free never reaches the freelist: KASAN's
+ * check in slab_free_hook() (kasan_slab_pre_free()) finds the object
+ * already poisoned, reports "BUG: KASAN: double-free" and drops the free,
+ * and the task goes on. The probe then tells from what happened: KASAN's
+ * report after its own line, and whether the object is handed out twice.
+ * KASAN's catch is not this feature's (its check was never reached):
+ * inconclusive, with KASAN named.
+ *
  * A caught double free kills the task inside kmem_cache_free(): the cache
  * (a fresh name per run) is left behind with its one slab. A vulnerable
  * double free is repaired where the freelist is known (see
@@ -46,6 +54,8 @@
 #define HP_SLAB_SIG_DOUBLE	"kernel BUG at "
 #define HP_SLAB_SIG_CROSS	"Wrong slab cache. hardprobe-slab-a-"
 #define HP_SLAB_SIG_PAGE	"virt_to_cache: Object is not a Slab page!"
+/* KASAN's report of a double free (mm/kasan/report.c, 6.1 and 6.12) */
+#define HP_SLAB_KASAN_DOUBLE	"BUG: KASAN: double-free"
 
 /*
  * 64 KiB objects: larger than a slab of the highest default order (8 pages),
@@ -97,15 +107,18 @@ static noinline void hp_slab_free_twice(struct kmem_cache *c, void *obj)
  * A double free got through: the freelist now points @obj at itself.
  * Allocate it twice (proof of the bug), clear its free pointer (stored
  * in the clear without the hardening), take it a third time and free it
- * once: the freelist is sound again. Returns what it saw.
+ * once: the freelist is sound again. Returns what it saw; @twice: the
+ * next two allocations returned one object.
  */
-static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t len)
+static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t len,
+			      bool *twice)
 {
 	void *a1, *a2, *a3;
 
 	preempt_disable();
 	a1 = kmem_cache_alloc(c, GFP_ATOMIC);
 	a2 = kmem_cache_alloc(c, GFP_ATOMIC);
+	*twice = a1 && a1 == a2;
 	if (a1 != obj || a2 != obj || IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) {
 		preempt_enable();
 		snprintf(buf, len,
@@ -124,10 +137,45 @@ static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t
 	return true;
 }
 
+/*
+ * The task survived the double free and KASAN reported it after @marker:
+ * KASAN dropped the second free. Unless the object still came out of the
+ * freelist twice, the two allocations are sound objects: free them, destroy
+ * the cache, and credit KASAN, not this feature.
+ */
+static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *obj,
+			     const char *marker, int seq)
+{
+	char line[128];
+	void *a1, *a2;
+
+	if (!IS_ENABLED(CONFIG_KASAN) ||
+	    !hp_log_find(marker, HP_SLAB_KASAN_DOUBLE, line, sizeof(line)))
+		return false;
+	a1 = kmem_cache_alloc(c, GFP_KERNEL);
+	a2 = kmem_cache_alloc(c, GFP_KERNEL);
+	if (a1 && a1 == a2) {
+		hp_set(r, HP_VULNERABLE,
+		       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; KASAN reported it but the next two allocations both returned %p; cache left behind; log: %s",
+		       obj, seq, a1, line);
+		return true;
+	}
+	if (a1)
+		kmem_cache_free(c, a1);
+	if (a2)
+		kmem_cache_free(c, a2);
+	kmem_cache_destroy(c);
+	hp_set(r, HP_INCONCLUSIVE,
+	       "KASAN caught the double free first and dropped the second free (the next allocations gave %p, %p: %p not handed out twice): SLAB_FREELIST_HARDENED's check not reached; log: %s",
+	       a1, a2, obj, line);
+	return true;
+}
+
 static void hp_slab_free_double_free(struct hp_result *r)
 {
 	struct kmem_cache *c;
-	char seen[128];
+	char seen[128], marker[64];
+	bool repaired, twice;
 	void *obj;
 	int seq = atomic_inc_return(&hp_slab_seq);
 
@@ -148,14 +196,25 @@ static void hp_slab_free_double_free(struct hp_result *r)
 		return;
 	}
 	memset(obj, 0x5a, HP_SLAB_DF_SIZE);
-	pr_info("slab: freeing %p of hardprobe-slab-df-%d twice\n", obj, seq);
+	snprintf(marker, sizeof(marker), "slab: double free [%d]", seq);
+	pr_info("%s: freeing %p of hardprobe-slab-df-%d twice\n", marker, obj, seq);
 	preempt_disable();
 	hp_slab_free_twice(c, obj);
 	preempt_enable();
-	if (hp_slab_df_repair(c, obj, seen, sizeof(seen)))
+	if (hp_slab_df_kasan(r, c, obj, marker, seq))
+		return;
+	repaired = hp_slab_df_repair(c, obj, seen, sizeof(seen), &twice);
+	if (repaired)
 		kmem_cache_destroy(c);
-	hp_set(r, HP_VULNERABLE,
-	       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; %s",
+	if (repaired || twice) {
+		hp_set(r, HP_VULNERABLE,
+		       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; %s",
+		       obj, seq, seen);
+		return;
+	}
+	/* not handed out twice, and no report: nothing says what stopped it */
+	hp_set(r, HP_INCONCLUSIVE,
+	       "survived a double kmem_cache_free of %p in hardprobe-slab-df-%d without a report, and no object was handed out twice: %s",
 	       obj, seq, seen);
 }
 
@@ -307,9 +366,10 @@ static void hp_slab_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_slab_free[] = {
-	/* KASAN reports the second free as a double-free and drops it */
+	/* on a KASAN kernel, KASAN's report (a warning) comes first and the task goes on */
 	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE,
-		 .warns = IS_ENABLED(CONFIG_KASAN)),
+		 .warns = IS_ENABLED(CONFIG_KASAN),
+		 .reports = IS_ENABLED(CONFIG_KASAN) ? HP_SLAB_KASAN_DOUBLE : NULL),
 	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1,
 		 .reports = "Wrong slab cache"),
 	HP_PROBE(slab_free, not_slab, HP_SAFE,

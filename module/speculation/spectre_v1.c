@@ -42,6 +42,7 @@
 #include <linux/irqflags.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/kstrtox.h>
 #include <linux/ktime.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -492,6 +493,46 @@ static __maybe_unused int hp_slh_marks_txt(char *buf, size_t len,
 #ifdef HP_SLH
 
 /*
+ * Is the kernel's own code built with -mspeculative-load-hardening? No
+ * Kconfig option adds it, but KCFLAGS may: read the pass's marks in a few
+ * exported C functions of the kernel that branch and load. No kallsyms
+ * sizes, no marks: not built (never credited on a guess).
+ */
+static bool hp_slh_kernel(char *buf, size_t len)
+{
+	static const struct { const char *name; const void *fn; } fns[] = {
+		{ "kstrtoull", kstrtoull }, { "memparse", memparse }, { "sort", sort },
+	};
+	struct hp_slh_marks k = {};
+	char marks[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++)
+		hp_slh_scan(fns[i].fn, &k);
+	hp_slh_marks_txt(marks, sizeof(marks), &k);
+	snprintf(buf, len, "%s, %s, %s: %s", fns[0].name, fns[1].name, fns[2].name, marks);
+	return k.state_in && k.select && (IS_ENABLED(CONFIG_ARM64) || k.merge);
+}
+
+/*
+ * A protected verdict from slh_hardened.o, an object of the module's own
+ * built with a flag the kernel may lack: it shows what the compiler can,
+ * not what protects this kernel. Unless the kernel's code has SLH too, the
+ * verdict is unsupported.
+ */
+static void hp_slh_own_object(struct hp_result *r)
+{
+	char ev[HP_EVIDENCE_LEN], kern[96];
+
+	if (r->outcome != HP_PROTECTED || hp_slh_kernel(kern, sizeof(kern)))
+		return;
+	strscpy(ev, r->evidence, sizeof(ev));
+	hp_set(r, HP_UNSUPPORTED,
+	       "the module's own object has -mspeculative-load-hardening, the kernel is not built with it (%s): make ccprobe answers what the compiler can; the object: %s",
+	       kern, ev);
+}
+
+/*
  * The SLH-built load and its twin called with in-bounds indices: on the
  * correct path both must return the table's values. True if they do.
  */
@@ -546,6 +587,7 @@ void hp_spectre_v1_slh(struct hp_result *r)
 		return;
 	hp_v1_judge(r, lab, "slh");
 	hp_v1_lab_free(lab);
+	hp_slh_own_object(r);
 }
 #else
 void hp_spectre_v1_slh(struct hp_result *r)
@@ -582,6 +624,7 @@ void hp_slh_masking(struct hp_result *r)
 		       hp_slh_state_why());
 	else
 		hp_set(r, HP_PROTECTED, "SLH code %s; twin (no SLH) %s; %s", ts, tt, st);
+	hp_slh_own_object(r);
 }
 
 #else /* !HP_SLH */

@@ -34,6 +34,9 @@ TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-clang", "x86_64-clang-6.1", "
 OLD_FILE = {"debian-6.12": "debian", "debian": None, "x86_64-gcc-6.1": None, "x86_64-clang-6.1": None,
             "arm64-gcc-6.1": None,
             "arm64-clang-6.1": None, "debian-arm64": None, "debian-arm64-6.12": None}
+# assertions of those files changed on purpose since, each with its reason in expect.table:
+# issue 22, slh's SLH is in the module's own object only (the kernel is not built with it)
+CHANGED = {"arm64-clang": [("slh protected", "slh unsupported")]}
 results = []
 
 
@@ -318,6 +321,8 @@ def test_expect():
         before = old(f"scripts/expect/{OLD_FILE.get(t, t)}")
         if t == "debian-6.12":     # the one line that named the target as it was called then
             before = before.replace("(make run TARGET=debian):", "(make run TARGET=debian-6.12):")
+        for old_line, new_line in CHANGED.get(t, ()):
+            before = before.replace(f"\n{old_line}\n", f"\n{new_line}\n")
         want_pairs, want = parse_old(before)
         got_pairs, got = parse_old(table.render(t))
         # every assertion and directive of before, the same value; every comment line of
