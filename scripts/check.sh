@@ -167,6 +167,42 @@ RESULTS=$LD CMDLINE="lockdown=integrity hardprobe.mode=lockdown" PANIC_GUESTS=no
 	"$HP_TOP/scripts/run.sh" x86_64-gcc >"$HP_TOP/results/lockdown.run.log" 2>&1
 checked "lockdown judge" python3 "$HP_TOP/scripts/judge.py" --lockdown "$LD/x86_64-gcc"
 
+# the refusal matrix: one guest per setting under which a catch panics, each reading the
+# report and writing every fatal probe with allow_fatal=1 (from a child; from init itself
+# for pid1): no guest may panic, and every refusal gives its reason. "all": every fatal
+# probe must be refused; "any": those whose catch cannot panic under it run.
+pad=
+for i in $(seq 1 46); do pad+=" hp_pad.w$i=xxxxxxxxxxxxxxxxxxxxxxxxxxxx"; done
+# (one module build for all: the guests share results/refusals/, each result moved aside;
+# long-cmdline: about 1,970 bytes in all, last a switch only the command line holds; x86
+# takes 2,047 bytes at most)
+RF=$HP_TOP/results/refusals
+mkdir -p "$RF"
+while IFS='|' read -r name gmode want cmd; do
+	hp_say refusal x86_64-gcc "$name: ${cmd:0:60}"
+	RESULTS=$RF CMDLINE="$cmd hardprobe.mode=$gmode" PANIC_GUESTS=no BOOT_TIMEOUT=300 \
+		"$HP_TOP/scripts/run.sh" x86_64-gcc >"$RF/$name.run.log" 2>&1
+	rm -rf "${RF:?}/$name"
+	mv "$RF/x86_64-gcc" "$RF/$name"
+	checked "refusals-$name judge" python3 "$HP_TOP/scripts/judge.py" --refusals \
+		"$RF/$name" "$name" "$want"
+done <<EOF
+taint-die|refusals|all|panic_on_taint=0x80
+taint-warn|refusals|all|panic_on_taint=0x200
+taint-bad-page|refusals|any|panic_on_taint=0x20
+kasan-panic|refusals|any|kasan.fault=panic
+kasan-panic-on-write|refusals|any|kasan.fault=panic_on_write
+panic-on-warn|refusals|all|panic_on_warn=1
+warn-limit-1|refusals|all|sysctl.kernel.warn_limit=1
+warn-limit-2|refusals|any|sysctl.kernel.warn_limit=2
+warn-limit-3|refusals|any|sysctl.kernel.warn_limit=3
+warn-limit-4|refusals|any|sysctl.kernel.warn_limit=4
+oops-limit|refusals|all|sysctl.kernel.oops_limit=1
+pid1|refusals-pid1|all|
+long-cmdline|refusals|all|${pad# } panic_on_taint=0x80
+hung-task-panic|refusals|any|sysctl.kernel.hung_task_panic=1
+EOF
+
 # the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
 "$HP_TOP/scripts/intree-check.sh" | record
 

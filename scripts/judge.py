@@ -5,6 +5,7 @@
 usage: judge.py RESULTS_DIR EXPECT_TABLE [TARGET]   (TARGET: the table's column; default:
                                                    the name of RESULTS_DIR)
        judge.py --lockdown RESULTS_DIR   (a guest booted lockdown=integrity, mode lockdown)
+       judge.py --refusals RESULTS_DIR SETTING all|any   (a guest of the refusal matrix)
 Prints one "check <target> <what>: ok|FAIL ..." line per check; exit 1 on any FAIL.
 KTAP is read with the kernel's own kunit_parser; the outcome rules are the module's own,
 from report.json ("rules"), through scripts/hptool/outcome.py.
@@ -198,8 +199,46 @@ def lockdown(rdir):
     return 0 if all(results) else 1
 
 
+def refusals(rdir, setting, want):
+    """A guest booted with a setting under which a catch panics (make check's refusal
+    matrix): it read the report and wrote every fatal probe with allow_fatal=1, and did
+    not panic; each refused write has its reason in the log; want "all": every fatal
+    probe was refused; "any": some may run (their catch does not panic here)."""
+    console = read(os.path.join(rdir, "console.log")) or ""
+    files = collect.frames(console)
+    dmesg, rows = files.get("dmesg.txt", ""), files.get("refusals.txt", "")
+    results = []
+
+    def check(what, ok, detail=""):
+        results.append(ok)
+        print(f"check refusals-{setting} {what}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}")
+
+    panic = re.search(r"Kernel panic - not syncing:.*", console)
+    check("no-panic", "===== hardprobe:end" in console and not panic and bool(dmesg),
+          panic.group(0)[:160] if panic else "" if dmesg else "no end marker (crash or TIMEOUT)")
+    fatal = [ln.split()[0] for ln in files.get("probes.txt", "").splitlines()
+             if len(ln.split()) > 2 and ln.split()[2] == "fatal"]
+    got = dict(ln.split()[:2] for ln in rows.splitlines() if len(ln.split()) >= 2)
+    refused = [p for p in fatal if got.get(p) == "1"]
+    unexplained = [p for p in refused if not re.search(
+        r"hardprobe: refused " + re.escape(p) + r": \S", dmesg)]
+    reasons = sorted({m.group(1)[:60] for m in re.finditer(r"hardprobe: refused \S+: (.*)", dmesg)})
+    check("every-fatal-probe-written", bool(fatal) and all(p in got for p in fatal),
+          f"{len(got)} of {len(fatal)} fatal probes")
+    check("every-refusal-has-its-reason", not unexplained,
+          f"{len(refused)} refused; " + ("; ".join(reasons[:3]) if not unexplained else
+                                         "no reason for " + ", ".join(unexplained[:5])))
+    if want == "all":
+        ran = [f"{p} ({got.get(p, 'not written')})" for p in fatal if got.get(p) != "1"]
+        check("every-fatal-probe-refused", bool(fatal) and not ran,
+              f"{len(refused)} of {len(fatal)}" + (": not refused " + ", ".join(ran[:5]) if ran else ""))
+    return 0 if all(results) else 1
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--lockdown":
+    if len(sys.argv) == 5 and sys.argv[1] == "--refusals":
+        name, run = "refusals-" + sys.argv[3], refusals
+    elif len(sys.argv) == 3 and sys.argv[1] == "--lockdown":
         name, run = "lockdown-" + os.path.basename(sys.argv[2].rstrip("/")), lockdown
     elif len(sys.argv) in (3, 4):
         name, run = os.path.basename(sys.argv[1].rstrip("/")), main
@@ -209,7 +248,7 @@ if __name__ == "__main__":
     # a judge that stops half way fails in a check line of its own: its checks so far may
     # all be ok, and the checks it never reached print nothing
     try:
-        sys.exit(run(*sys.argv[2 if run is lockdown else 1:]))
+        sys.exit(run(*sys.argv[1 if run is main else 2:]))
     except Error as e:
         print(f"hardprobe: error: {e}", file=sys.stderr)
         print(f"check {name} judge: FAIL ({e})")

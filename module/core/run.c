@@ -371,7 +371,8 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 		refused = HP_SHARED_FILES;
 	if (refused) {
 		hp_unlock();
-		pr_notice_ratelimited("refused %s: %s\n", p->name, refused);
+		/* each refusal with its reason (only root writes "run") */
+		pr_notice("refused %s: %s\n", p->name, refused);
 		return -EPERM;
 	}
 	hp_fatal_put(st);
