@@ -202,7 +202,7 @@ def lockdown(rdir):
 def refusals(rdir, setting, want):
     """A guest booted with a setting under which a catch panics (make check's refusal
     matrix): it read the report and wrote every fatal probe with allow_fatal=1, and did
-    not panic; each refused write has its reason in the log; want "all": every fatal
+    not panic; each refused write has its reason in the report read after; want "all": every fatal
     probe was refused; "any": some may run (their catch does not panic here)."""
     console = read(os.path.join(rdir, "console.log")) or ""
     files = collect.frames(console)
@@ -219,10 +219,12 @@ def refusals(rdir, setting, want):
     fatal = [ln.split()[0] for ln in files.get("probes.txt", "").splitlines()
              if len(ln.split()) > 2 and ln.split()[2] == "fatal"]
     got = dict(ln.split()[:2] for ln in rows.splitlines() if len(ln.split()) >= 2)
+    # the reason of each refused write, as the report read after them gives it
+    after = files.get("report-after.txt", "")
     refused = [p for p in fatal if got.get(p) == "1"]
     unexplained = [p for p in refused if not re.search(
-        r"hardprobe: refused " + re.escape(p) + r": \S", dmesg)]
-    reasons = sorted({m.group(1)[:60] for m in re.finditer(r"hardprobe: refused \S+: (.*)", dmesg)})
+        r"^\s+" + re.escape(p) + r"\s+fatal\s+not_run\s.*not run: refused: \S", after, re.M)]
+    reasons = sorted({m.group(1)[:60] for m in re.finditer(r"not run: refused: (.*)", after)})
     check("every-fatal-probe-written", bool(fatal) and all(p in got for p in fatal),
           f"{len(got)} of {len(fatal)} fatal probes")
     check("every-refusal-has-its-reason", not unexplained,

@@ -172,6 +172,8 @@ struct hp_fatal_state {
 	struct task_struct *task;	/* the writer that fired it (a reference) */
 	pid_t pid;
 	struct hp_result res;	/* what it returned, or the verdict found */
+	/* never run, and its last write was refused: why (empty: not asked) */
+	char refused[HP_EVIDENCE_LEN - 32];
 };
 
 static struct hp_fatal_state *hp_fatal;
@@ -370,9 +372,10 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 	if (!refused && atomic_read(&current->files->count) > 1)
 		refused = HP_SHARED_FILES;
 	if (refused) {
+		strscpy(st->refused, refused, sizeof(st->refused));
 		hp_unlock();
-		/* each refusal with its reason (only root writes "run") */
-		pr_notice("refused %s: %s\n", p->name, refused);
+		/* the report says why too (st->refused) */
+		pr_notice_ratelimited("refused %s: %s\n", p->name, refused);
 		return -EPERM;
 	}
 	hp_fatal_put(st);
@@ -497,7 +500,10 @@ static void hp_fatal_result(const struct hp_probe *p, int slot,
 		hp_set(r, HP_INCONCLUSIVE, "not judged: interrupted");
 		return;
 	}
-	if (!st->seq)
+	if (!st->seq && st->refused[0])
+		hp_set(r, HP_NOT_RUN, "%s probe not run: refused: %s", hp_kind_name(p->kind),
+		       st->refused);
+	else if (!st->seq)
 		hp_set(r, HP_NOT_RUN, "%s probe not run: %s", hp_kind_name(p->kind),
 		       p->kind == HP_PANIC ? "needs allow_fatal=2, one per boot" :
 		       "needs allow_fatal=1 and a write to run");
