@@ -28,6 +28,12 @@ def names(text):
     return {m.group(1) for m in map(NAME.match, text.splitlines()) if m}
 
 
+def manifest_names(text):
+    """the names a manifest keeps of a log: not the lines a failure alone prints (a program
+    that exited non-zero, "<name>-exit"; a judge stopped by an exception, "<target> judge")"""
+    return sorted(n for n in names(text) if not n.endswith(("-exit", " judge")))
+
+
 def read_manifest(path):
     """the names of a manifest file: one a line, '#' comments and blank lines skipped"""
     with open(path) as f:
