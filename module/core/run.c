@@ -339,6 +339,14 @@ static const char *hp_fatal_refusal(const struct hp_probe *p, int allow, char *w
 		scnprintf(why, len, "%s; needs allow_fatal=2", panics);
 		return why;
 	}
+	/*
+	 * A writer that shares its file table (a thread of a multi-threaded
+	 * process: a Go tool, a thread pool) holds a reference to the file it
+	 * writes for the length of write(); killed by the catch, it never
+	 * drops it, and the file pins the module for good.
+	 */
+	if (atomic_read(&current->files->count) > 1)
+		return HP_SHARED_FILES;
 	return NULL;
 }
 
@@ -363,14 +371,6 @@ static int hp_run_fatal(const struct hp_probe *p, int slot, int allow)
 	if (err)
 		return err;
 	refused = hp_fatal_refusal(p, allow, why, sizeof(why));
-	/*
-	 * A writer that shares its file table (a thread of a multi-threaded
-	 * process: a Go tool, a thread pool) holds a reference to the file it
-	 * writes for the length of write(); killed by the catch, it never
-	 * drops it, and the file pins the module for good.
-	 */
-	if (!refused && atomic_read(&current->files->count) > 1)
-		refused = HP_SHARED_FILES;
 	if (refused) {
 		strscpy(st->refused, refused, sizeof(st->refused));
 		hp_unlock();

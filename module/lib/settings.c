@@ -719,6 +719,8 @@ static const struct {
 /**
  * hp_taint_refusal() - would setting one of @taints panic (panic_on_taint=)?
  * @taints: the taint flags (BIT(TAINT_*)) the probe may set
+ * @b: the command line's settings (hp_boot_panics())
+ * @err: hp_boot_panics()'s error: the command line could not be read
  * @why: the reason, when it would
  * @len: size of @why
  *
@@ -726,63 +728,57 @@ static const struct {
  * flag in it, or at any flag once the kernel already holds one (an early
  * taint, before the parameter was parsed).
  */
-static bool hp_taint_refusal(unsigned long taints, char *why, size_t len)
+static bool hp_taint_refusal(unsigned long taints, const struct hp_boot_panics *b,
+			     int err, char *why, size_t len)
 {
-	struct hp_boot_panics b;
 	unsigned long tainted;
 	unsigned int i;
-	int err;
 
-	if (!taints)
-		return false;
-	err = hp_boot_panics(&b);
 	if (err) {
 		scnprintf(why, len,
 			  "cannot read the command line (%d): panic_on_taint counted as set", err);
 		return true;
 	}
-	if (!b.taint)
+	if (!b->taint)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(hp_taints); i++) {
-		if (!(taints & BIT(hp_taints[i].bit) & b.taint))
+		if (!(taints & BIT(hp_taints[i].bit) & b->taint))
 			continue;
 		scnprintf(why, len, "panic_on_taint=0x%lx: %s taints %c (%s, bit %u)",
-			  b.taint, hp_taints[i].by, hp_taints[i].letter, hp_taints[i].name,
+			  b->taint, hp_taints[i].by, hp_taints[i].letter, hp_taints[i].name,
 			  hp_taints[i].bit);
 		return true;
 	}
 	err = hp_setting(HP_SYSCTL "tainted", &tainted);
-	if (err || (tainted & b.taint)) {
+	if (err || (tainted & b->taint)) {
 		if (err)
 			scnprintf(why, len,
 				  "panic_on_taint=0x%lx and cannot read kernel.tainted (%d): counted as met",
-				  b.taint, err);
+				  b->taint, err);
 		else
 			scnprintf(why, len,
 				  "panic_on_taint=0x%lx, kernel.tainted=0x%lx: any new taint panics",
-				  b.taint, tainted);
+				  b->taint, tainted);
 		return true;
 	}
 	return false;
 }
 
-/* kasan.fault=panic (or panic_on_write): a KASAN report panics */
-static bool hp_kasan_refusal(char *why, size_t len)
+/* kasan.fault=panic (or panic_on_write) in @b (@err: unreadable): a KASAN report panics */
+static bool hp_kasan_refusal(const struct hp_boot_panics *b, int err, char *why, size_t len)
 {
-	struct hp_boot_panics b;
-	int err;
+	bool panics = b->kasan == HP_FAULT_PANIC || b->kasan == HP_FAULT_PANIC_ON_WRITE;
 
 	if (!IS_ENABLED(CONFIG_KASAN))
 		return false;
-	err = hp_boot_panics(&b);
 	if (err)
 		scnprintf(why, len,
 			  "cannot read the command line (%d): kasan.fault=panic counted as set",
 			  err);
-	else if (b.kasan == HP_FAULT_PANIC || b.kasan == HP_FAULT_PANIC_ON_WRITE)
+	else if (panics)
 		scnprintf(why, len, "kasan.fault=%s: a KASAN report panics",
-			  hp_fault_names[b.kasan]);
-	return err || b.kasan == HP_FAULT_PANIC || b.kasan == HP_FAULT_PANIC_ON_WRITE;
+			  hp_fault_names[b->kasan]);
+	return err || panics;
 }
 
 /**
@@ -862,7 +858,9 @@ bool hp_probe_refusal(const struct hp_probe *p, char *why, size_t len)
 	bool fatal = p->kind != HP_SAFE;
 	unsigned int warns = fatal ? max(p->warns, 1U) : p->warns;
 	unsigned long taints = 0;
+	struct hp_boot_panics b;
 	char s[128];
+	int err;
 
 	if (fatal && is_global_init(current)) {
 		scnprintf(why, len,
@@ -885,10 +883,13 @@ bool hp_probe_refusal(const struct hp_probe *p, char *why, size_t len)
 		taints |= BIT(TAINT_WARN);
 	if (p->reports || (warns && IS_ENABLED(CONFIG_KASAN)))
 		taints |= BIT(TAINT_BAD_PAGE);
-	if (hp_taint_refusal(taints, why, len))
-		return true;
-	if ((fatal || warns || p->reports) && hp_kasan_refusal(why, len))
-		return true;
+	/* a probe that taints nothing raises no report either: no command line to read */
+	if (taints) {
+		err = hp_boot_panics(&b);
+		if (hp_taint_refusal(taints, &b, err, why, len) ||
+		    hp_kasan_refusal(&b, err, why, len))
+			return true;
+	}
 	return p->blocks && hp_block_refusal(why, len);
 }
 
