@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe check-debug (make check-debug): the x86_64-gcc-debug kernel (KASAN, kmemleak,
-# lockdep, DEBUG_LIST, SLUB debugging) runs the safe probes, the kselftests in safe mode,
-# the KUnit suites, the fuzz run and 1,000 unload/reload cycles; then the kernel log and a
-# kmemleak scan must hold no finding. Ends with "N passed, N failed".
+# lockdep, DEBUG_LIST, SLUB debugging), booted with 4 vCPUs, runs the safe probes, the
+# kselftests in safe mode, the KUnit suites, the fuzz run and 1,000 unload/reload cycles
+# raced by 8 readers and a loop loading the KUnit module; then the kernel log and a
+# kmemleak scan must hold no finding. Last, 50 caught fatal probes of each kind of writer
+# death, a reload between each: no KASAN, lockdep, hung-task or RCU report after them.
+# Ends with "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,8 +17,9 @@ mkdir -p "$R"
 : >"$L"
 
 "$HP_TOP/scripts/deps.sh" || exit 1
-hp_say run "$t" "boot: safe probes, selftests (-s), KUnit, fuzz, ${CYCLES:-1000} load/unload cycles"
-PANIC_GUESTS=no CMDLINE="hardprobe.mode=safe hardprobe.cycles=${CYCLES:-1000} ${CMDLINE:-}" \
+hp_say run "$t" "boot (${SMP:-4} vCPUs): safe probes, selftests (-s), KUnit, fuzz, ${CYCLES:-1000} raced load/unload cycles, ${CATCHES:-50} catches of each writer death"
+SMP=${SMP:-4} PANIC_GUESTS=no \
+	CMDLINE="hardprobe.mode=safe hardprobe.cycles=${CYCLES:-1000} hardprobe.catches=${CATCHES:-50} ${CMDLINE:-}" \
 	RESULTS=$R BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500} "$HP_TOP/scripts/run.sh" "$t" >"$R/$t.run.log" 2>&1 ||
 	tail -n 20 "$R/$t.run.log" >&2
 checked "$t judge" python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect.table" "$t"
@@ -31,6 +35,26 @@ if [ -s "$d" ]; then
 		echo "check $t log-findings: FAIL ($out)" | record
 else
 	echo "check $t log-findings: FAIL (no dmesg)" | record
+fi
+# the stress catches: their own KTAP, then the log after their marker
+c=$R/$t/catches.ktap
+if [ -s "$c" ]; then
+	sed -n 's/^# \(unload_cycles_[a-z_]*\): /\1: /p' "$c" | sed 's/^/    /' | record
+	ok=$(grep -c '^ok ' "$c")
+	bad=$(grep -c '^not ok ' "$c")
+	[ "$bad" = 0 ] && [ "$ok" -ge 5 ] && echo "check $t stress-catches: ok ($ok ok)" | record ||
+		echo "check $t stress-catches: FAIL ($ok ok, $bad not ok; see $c)" | record
+else
+	echo "check $t stress-catches: FAIL (no catches.ktap: the guest did not reach them)" | record
+fi
+if [ -s "$d" ] && ! grep -q 'hardprobe-stress: catches done$' "$d"; then
+	echo "check $t stress-log-findings: FAIL (the log of the catches is cut: no end marker)" | record
+elif [ -s "$d" ] && out=$(hp_tool findings "$d" --stress yes); then
+	n=${out%% *}
+	[ "$n" = 0 ] && echo "check $t stress-log-findings: ok (0 KASAN, lockdep, hung-task, RCU reports after the catches)" | record ||
+		echo "check $t stress-log-findings: FAIL ($out)" | record
+else
+	echo "check $t stress-log-findings: FAIL (no log of the catches)" | record
 fi
 # the lockdep part of log-findings means something only while lockdep is on: an oops
 # or a first splat turns it off for good (guest-init records debug_locks per stage)
@@ -53,6 +77,6 @@ if [ -f "$k" ]; then
 else
 	echo "check $t kmemleak: FAIL (no kmemleak scan: CONFIG_DEBUG_KMEMLEAK?)" | record
 fi
-grep -h '^# .*\(writes in\|by way\|plain unload\|findings:\|lockdep:\|uid 65534\|flipper\|allow_fatal\)' "$R/$t/fuzz.ktap" 2>/dev/null | sed 's/^/    /' | record
+grep -h '^# .*\(writes in\|by way\|plain unload\|during them\|findings:\|lockdep:\|uid 65534\|flipper\|allow_fatal\)' "$R/$t/fuzz.ktap" 2>/dev/null | sed 's/^/    /' | record
 
 hp_tool tally "$L"

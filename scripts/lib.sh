@@ -233,6 +233,7 @@ file_is_static() {
 # record allows; HP_MTE=yes: a guest CPU with MTE, for a KASAN_HW_TAGS kernel)
 hp_qemu() {
 	local out
-	out=$(hp_tool qemu "$1" "$2" "$3" "$4" --kvm "${HP_KVM:-no}" --mte "${HP_MTE:-}") || exit 1
+	out=$(hp_tool qemu "$1" "$2" "$3" "$4" --kvm "${HP_KVM:-no}" --mte "${HP_MTE:-}" \
+		--smp "${SMP:-}") || exit 1
 	eval "$out"
 }

@@ -142,19 +142,28 @@ out:
 	kfree(sum);
 }
 
+/*
+ * A result line. Its name and directive never change from run to run: CI
+ * parsers (Linaro's kselftest parser, as KernelCI and LKFT use it) append a
+ * SKIP's reason to the test name, so the reason, which holds evidence
+ * (counts, addresses, pids), goes on a diagnostic line before it.
+ */
 static void hp_ktap_line(struct seq_buf *s, const char *indent, unsigned int n,
 			 const char *name, enum hp_ktap k, const char *why)
 {
+	if (k == HP_KTAP_SKIP || k == HP_KTAP_ERROR) {
+		seq_buf_printf(s, "%s# %s: %s: ", indent, name,
+			       k == HP_KTAP_SKIP ? "skip" : "error");
+		hp_put_clean(s, why);
+		hp_seq_buf_putc(s, '\n');
+	}
 	seq_buf_printf(s, "%s%s %u %s", indent,
 		       k == HP_KTAP_OK || k == HP_KTAP_SKIP ? "ok" : "not ok",
 		       n, name);
-	if (k == HP_KTAP_SKIP) {
-		hp_seq_buf_puts(s, " # SKIP ");
-		hp_put_clean(s, why);
-	} else if (k == HP_KTAP_ERROR) {
-		hp_seq_buf_puts(s, " # ERROR ");
-		hp_put_clean(s, why);
-	}
+	if (k == HP_KTAP_SKIP)
+		hp_seq_buf_puts(s, " # SKIP");
+	else if (k == HP_KTAP_ERROR)
+		hp_seq_buf_puts(s, " # ERROR");
 	hp_seq_buf_putc(s, '\n');
 }
 

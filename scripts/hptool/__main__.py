@@ -5,7 +5,7 @@
                                 (KDIR: a kernel the bench did not configure, from its .config)
   matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
   arch-compiler NAME            "ARCH COMPILER" of a target, tools not checked (empty: unknown)
-  qemu ARCH KERNEL INITRD CMDLINE [--kvm yes|no] [--mte yes|no]
+  qemu ARCH KERNEL INITRD CMDLINE [--kvm yes|no] [--mte yes|no] [--smp N]
                                 the QEMU command line, as HP_QEMU=(...)
   image ARCH                    the boot image's path in a build directory
   result-name TARGET            the results directory's name: TARGET, or TARGET-<KVER> for a
@@ -20,8 +20,11 @@
                                 "N passed, N failed" ("N skipped" before it); exit 1 on any
                                 failure; each name of FILE that LOG lacks is a failure, added
                                 to LOG (--write-manifest: LOG's names into FILE)
-  findings LOG [REPORT_JSON]    "N first-finding" of a debug kernel's log (the probes'
-                                intended reports from REPORT_JSON)
+  ci-names DIR_A DIR_B [--label L]   "check" lines: the result names a CI system (Linaro's
+                                kselftest parser) makes of each KTAP file of two guests agree
+  findings LOG [REPORT_JSON] [--stress yes]  "N first-finding" of a debug kernel's log
+                                up to the stress catches (the probes' intended reports from
+                                REPORT_JSON); --stress yes: of the log after their marker
   status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
   expect TABLE TARGET           one target's view of the expectation table
   ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
@@ -70,9 +73,12 @@ def main(argv):
             print(a, c)
     elif cmd == "qemu":
         kvm, mte = opt(args, "--kvm", "no"), opt(args, "--mte", "")
+        smp = opt(args, "--smp", "") or qemu.SMP_DEFAULT
+        if not str(smp).isdigit():
+            raise Error(f"--smp {smp}: a number of vCPUs")
         arch, kernel, initrd, cmdline = args
         sys.stdout.write(qemu.shell_array("HP_QEMU", qemu.command(
-            arch, kernel, initrd, cmdline, kvm=kvm == "yes", mte=mte == "yes")))
+            arch, kernel, initrd, cmdline, kvm=kvm == "yes", mte=mte == "yes", smp=smp)))
     elif cmd == "result-name":
         v = kconfig.kver()
         configured = targets.is_configured(args[0]) and not os.environ.get("KDIR")
@@ -133,10 +139,29 @@ def main(argv):
         return 1 if tally.count(text)[1] else 0
     elif cmd == "objdeps":
         return objdeps.main(args[0])
+    elif cmd == "ci-names":
+        # the result names a CI system files two runs under are the same
+        label, bad = opt(args, "--label", "") or "ci-names", 0
+        res = ktap.ci_compare(args[0], args[1])
+        for name, ok, detail in res:
+            print(f"check {label}-{name}: {'ok' if ok else 'FAIL'} ({detail})")
+            bad += not ok
+        if not res:
+            print(f"check {label}: FAIL (no KTAP in {args[0]} or {args[1]})")
+            bad = 1
+        return 1 if bad else 0
     elif cmd == "findings":
-        found = findings.findings(open(args[0], errors="replace"),
-                                  findings.intended(args[1]) if len(args) > 1 else (),
-                                  findings.probe_reports(args[1]) if len(args) > 1 else {})
+        # the whole log, or the part before the stress catches (--stress: the part after)
+        stress = opt(args, "--stress", "no") == "yes"
+        before, after = findings.split_stress(open(args[0], errors="replace"))
+        if stress:
+            if after is None:
+                raise Error(f"{args[0]}: no \"{findings.STRESS_MARKER}\" line")
+            found = findings.stress_findings(after)
+        else:
+            found = findings.findings(before,
+                                      findings.intended(args[1]) if len(args) > 1 else (),
+                                      findings.probe_reports(args[1]) if len(args) > 1 else {})
         print(len(found), found[0] if found else "")
     elif cmd == "status":
         f, t, st, stage, rc, el, reason, log = args[:8]

@@ -8,7 +8,13 @@ declaration gives, in the module's JSON), and BUG reports a probe provokes on pu
 (KFENCE's "BUG: KFENCE:", SLUB's "BUG <cache> (...): Redzone overwritten") while that
 probe is in flight, between the module's "begin <probe>" line and its "end <probe>"
 (safe) or "result <probe>" (fatal) line; the module runs one probe at a time: the same
-rules as hardprobe_fuzz."""
+rules as hardprobe_fuzz.
+
+After the stress run's marker ("hardprobe-stress: catches": caught fatal probes, each an
+oops, a reload between each) an oops is the point; there the findings are the reports
+a catch must never bring: KASAN, lockdep (while it is still on), hung tasks, RCU stalls,
+sleeping in atomic context, exits with preempt_count or irqs disabled, a second report
+inside a catch ("kernel BUG at" outside the probe) are left to the catches' own test."""
 import json
 import re
 
@@ -83,3 +89,28 @@ def findings(lines, intended=(), own=None):
             slub = False
         prev = msg
     return found
+
+
+STRESS_MARKER = "hardprobe-stress: catches"
+STRESS_BAD = re.compile(r"BUG: KASAN|BUG: KFENCE|INFO: task .* blocked for more than|"
+                        r"possible circular locking|possible recursive locking|"
+                        r"inconsistent lock state|possible irq lock inversion|"
+                        r"suspicious RCU usage|rcu: INFO: .* stall|self-detected stall|"
+                        r"BUG: sleeping function|BUG: scheduling while atomic|"
+                        r"exited with preempt_count|exited with irqs disabled|"
+                        r"unreferenced object|BUG: workqueue lockup|soft lockup")
+
+
+def split_stress(lines):
+    """(lines before the stress marker, lines after it); after is None without one."""
+    lines = list(lines)
+    for i, line in enumerate(lines):
+        if re.search(r"(^|\]\s*)" + re.escape(STRESS_MARKER) + r"\s*$", line.rstrip()):
+            return lines[:i], lines[i + 1:]
+    return lines, None
+
+
+def stress_findings(lines):
+    """the reports no catch may bring (KASAN, lockdep, hung tasks, RCU stalls, ...) in the
+    log of the stress run's catches."""
+    return [re.sub(r"^\[\s*[0-9.]+\]\s*", "", x.rstrip()) for x in lines if STRESS_BAD.search(x)]

@@ -7,6 +7,7 @@ linux-source-6.12 extracted in the cache; scripts/lib.sh hp_ksrc), at run time.
 import contextlib
 import io
 import os
+import re
 import sys
 
 from . import Error
@@ -88,3 +89,73 @@ def counts(text, ksrc=None):
     test = parse(text, ksrc)
     has_version = any(kp_line.strip() == "KTAP version 1" for kp_line in text.splitlines())
     return (*result_counts(test), has_version)
+
+
+# The result names a CI system files a run under, read as Linaro's kselftest output parser
+# (test-definitions automated/linux/kselftest, used by KernelCI and LKFT) reads KTAP: every
+# line holding "ok <n> " (indented, or inside a diagnostic too) is a result; a SKIP keeps
+# its reason in the name; the name is reduced to [A-Za-z0-9_-] ("[123]" dropped, every
+# other run of characters one "_", none at either end); a "# selftests: <dir>: <prog>"
+# header line names the program the following results belong to. The same rules, written
+# for the bench: a result name that holds a count, an address or a path breaks a CI
+# system's result history.
+def _ci_slug(text):
+    text = re.sub(r"\[\d{1,5}\]", "", text)
+    text = re.sub(r"[^A-Za-z0-9_-]+", "_", text)
+    return re.sub(r"_-", "_", re.sub(r"(^_|_$)", "", text))
+
+
+def ci_names(text, program=""):
+    """[(name, status)] of a KTAP text as a CI system names them; @program stands for the
+    "selftests: <dir>: <prog>" header of the kselftest runner where the text has none."""
+    out, prog = [], _ci_slug(program)
+    for line in text.splitlines():
+        if "# selftests: " in line:
+            prog = _ci_slug(line.split("selftests:", 1)[1])
+            continue
+        m = re.match(r"^.*?not ok [0-9]+ (.*?)$", line)
+        if m and re.search(r"^.*?not ok \d{1,5} ", line):
+            name, status = _ci_slug(re.sub("# .*$", "", m.group(1))), "fail"
+        else:
+            m = re.match(r"^.*?ok [0-9]+ (.*?)$", line)
+            if not (m and re.search(r"^.*?ok \d{1,5} ", line)):
+                continue
+            if "# SKIP" in m.group(1):
+                name, status = _ci_slug(m.group(1).replace("# SKIP", "")), "skip"
+            else:
+                name, status = _ci_slug(m.group(1)), "pass"
+        out.append((f"{prog}_{name}" if prog else name, status))
+    return out
+
+
+CI_FILES = ("selftest.ktap", "fuzz.ktap", "trust.ktap", "kunit.ktap", "ktap.txt")
+
+
+def ci_compare(dir_a, dir_b, files=CI_FILES):
+    """[(file, ok, detail)]: the CI names of each KTAP file of two guests' result
+    directories (two runs) are the same set; a file both lack is left out, one only one
+    has differs."""
+    out = []
+    for name in files:
+        texts = []
+        for d in (dir_a, dir_b):
+            try:
+                with open(os.path.join(d, name), errors="replace") as f:
+                    texts.append(f.read())
+            except OSError:
+                texts.append(None)
+        if texts == [None, None]:
+            continue
+        if None in texts:
+            out.append((name, False, f"only in {dir_b if texts[0] is None else dir_a}"))
+            continue
+        prog = "hardprobe: " + name.split(".")[0]
+        a, b = ({n for n, _ in ci_names(t, prog)} for t in texts)
+        if not a:
+            out.append((name, False, "no results"))
+        elif a != b:
+            diff = sorted(a ^ b)
+            out.append((name, False, f"{len(diff)} names in one only, e.g. {diff[0][:160]}"))
+        else:
+            out.append((name, True, f"{len(a)} names"))
+    return out

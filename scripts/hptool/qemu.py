@@ -8,8 +8,10 @@ import subprocess
 from . import CACHE, Error
 from . import qemu_configs
 
-# every guest: one CPU, 512 MiB, the console on stdio, no devices but the serial port
-COMMON = ["-m", "512", "-smp", "1"]
+# every guest: 512 MiB, the console on stdio, no devices but the serial port; two vCPUs
+# (races, per-CPU state and IPIs are exercised; the stress run of make check-debug boots 4)
+MEMORY = ["-m", "512"]
+SMP_DEFAULT = 2
 TAIL = ["-nographic", "-no-reboot", "-monitor", "none", "-serial", "stdio", "-nodefaults"]
 
 
@@ -25,8 +27,10 @@ def image(arch):
     return record(arch).image
 
 
-def command(arch, kernel, initrd, cmdline, kvm=False, mte=False):
+def command(arch, kernel, initrd, cmdline, kvm=False, mte=False, smp=SMP_DEFAULT):
     """the QEMU argv; kvm only where the record allows it, mte only where it has MTE."""
+    if not 1 <= int(smp) <= 8:
+        raise Error(f"vCPUs: {smp}: between 1 and 8 (the kernels' CONFIG_NR_CPUS)")
     r = record(arch)
     argv = [r.binary]
     machine = list(r.machine)
@@ -35,7 +39,7 @@ def command(arch, kernel, initrd, cmdline, kvm=False, mte=False):
     argv += machine
     if r.kvm:
         argv += ["-accel", "kvm" if kvm else "tcg"]
-    argv += ["-cpu", r.cpu] + COMMON + r.extra
+    argv += ["-cpu", r.cpu] + MEMORY + ["-smp", str(int(smp))] + r.extra
     argv += ["-kernel", kernel, "-initrd", initrd, "-append", f"console={r.console} {cmdline}"]
     return argv + TAIL
 

@@ -190,13 +190,19 @@ def test_qemu(rec):
         kv = dict(x.split("=") for x in k.split()[1:])
         want = shlex.split(v)
         got = qemu.command(kv["arch"], "/k/Image", "/m/initramfs.cpio.gz", "panic=-1 hardprobe.mode=all",
-                           kvm=kv["kvm"] == "yes", mte=kv["mte"] == "yes")
-        p = sh(f"HP_KVM={kv['kvm']} HP_MTE={'yes' if kv['mte'] == 'yes' else ''}; "
+                           kvm=kv["kvm"] == "yes", mte=kv["mte"] == "yes", smp=1)
+        # (b781ecb booted one vCPU: SMP=1 asks for that)
+        p = sh(f"HP_KVM={kv['kvm']} HP_MTE={'yes' if kv['mte'] == 'yes' else ''} SMP=1; "
                f"hp_qemu {kv['arch']} /k/Image /m/initramfs.cpio.gz 'panic=-1 hardprobe.mode=all'; "
                'printf "%s\\n" "${HP_QEMU[@]}"')
         if got != want or p.stdout.splitlines() != want:
             bad.append(f"{k}: {' '.join(got)}")
     check("hptool-qemu-command-lines-as-lib-sh", n == 8 and not bad, "; ".join(bad[:1]) or f"{n} command lines")
+    # two vCPUs unless SMP= says otherwise; 1..8 (CONFIG_NR_CPUS of the reference kernels)
+    smp = [sh(f"SMP={n}; hp_qemu arm64 k i ''; echo \"${{HP_QEMU[*]}}\"") for n in ("", "4", "9", "x")]
+    check("hptool-qemu-smp", " -smp 2 " in smp[0].stdout and " -smp 4 " in smp[1].stdout and
+          smp[2].returncode and "between 1 and 8" in smp[2].stderr and smp[3].returncode,
+          " | ".join((x.stdout + x.stderr).strip()[-80:] for x in smp))
     check("hptool-qemu-image", all(qemu.image(a) == rec[f"image arch={a}"] for a in ("x86_64", "arm64")) and
           sh("HP_ARCH=arm64; hp_image_name").stdout.strip() == rec["image arch=arm64"])
     try:
@@ -382,6 +388,32 @@ def test_ktap():
           f"{len(want)} lines")
 
 
+def test_ci_names():
+    """the names Linaro's kselftest parser (KernelCI, LKFT) files results under: a SKIP's
+    reason joins the name, so a reason that carries evidence makes a new name every run;
+    hardprobe's result lines carry none (the reason is the diagnostic line before)."""
+    old = ("KTAP version 1\n1..3\nok 1 a.b # SKIP not configured: 812 of 812 bytes at /tmp/x1\n"
+           "# c.d: vulnerable: pid 71 went on\nnot ok 2 c.d #  ERROR pid 71\nok 3 e-f [12]\n")
+    got = ktap.ci_names(old, "hardprobe: hardprobe_test")
+    check("ci-names-as-linaro", got == [
+        ("hardprobe_hardprobe_test_a_b_not_configured_812_of_812_bytes_at_tmp_x1", "skip"),
+        ("hardprobe_hardprobe_test_c_d", "fail"), ("hardprobe_hardprobe_test_e-f", "pass")],
+        repr(got))
+    # a "selftests:" header names the program; an indented (nested) result line counts too
+    got = ktap.ci_names("# selftests: hardprobe: hardprobe_fuzz\n    ok 1 x # SKIP\n")
+    check("ci-names-header-and-bare-skip", got == [("hardprobe_hardprobe_fuzz_x", "skip")], repr(got))
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        a, b = os.path.join(d, "a"), os.path.join(d, "b")
+        for x, pid in ((a, 71), (b, 93)):
+            os.makedirs(x)
+            with open(os.path.join(x, "selftest.ktap"), "w") as f:
+                f.write(f"# a.b: skip: not configured: pid {pid}\nok 1 a.b # SKIP \n")
+            with open(os.path.join(x, "ktap.txt"), "w") as f:
+                f.write(f"ok 1 a.b # SKIP not configured: pid {pid}\n")
+        res = {n: ok for n, ok, _ in ktap.ci_compare(a, b)}
+        check("ci-names-compare-two-runs", res == {"selftest.ktap": True, "ktap.txt": False}, repr(res))
+
+
 def test_tally_findings():
     log = "check a: ok\ncheck b: FAIL (x)\ncheck c: ok 3\nlint x: ok\nnoise\n"
     check("tally-summary", tally.summary(log) == "3 passed, 1 failed" and
@@ -437,6 +469,22 @@ def test_tally_findings():
           findings.findings(late, mine, sd) == [slub[4][15:]] and
           findings.findings(slub[1:], mine, sd) == [slub[2][15:], slub[4][15:]],
           repr(findings.findings(other, mine, sd)))
+    # the stress run's catches: the full rules up to the marker (anchored: the command line
+    # echoed into the log does not split it); after it the oopses are the point, and KASAN,
+    # lockdep, hung tasks and RCU stalls are still findings
+    st = ["[    7.0] Kernel command line: x hardprobe-stress: catches",
+          "[    7.1] BUG: KASAN: use-after-free in early+0x1/0x2",
+          "[    8.0] hardprobe-stress: catches",
+          "[    8.1] Oops: 0011 [#1] SMP NOPTI",
+          "[    8.2] kernel BUG at mm/foo.c:1!",
+          "[    8.3] INFO: task rmmod:99 blocked for more than 122 seconds.",
+          "[    8.4] WARNING: possible circular locking dependency detected",
+          "[    8.5] BUG: KASAN: slab-use-after-free in hp_x+0x1/0x2 [hardprobe]"]
+    before, after = findings.split_stress(st)
+    check("findings-stress-split", before == st[:2] and after == st[3:] and
+          findings.findings(before) == [st[1][10:]] and
+          findings.stress_findings(after) == [st[5][10:], st[6][10:], st[7][10:]] and
+          findings.split_stress(st[:2])[1] is None, repr(findings.stress_findings(after or [])))
     # a BUG report is a probe's catch only while that probe, declaring it, is in flight
     kf = ["[    5.0] hardprobe: begin kfence.oob_read [7]",
           "[    5.1] BUG: KFENCE: out-of-bounds read in hp_kf_read+0x5/0x10 [hardprobe]",
@@ -663,6 +711,7 @@ def main():
     test_expect()
     test_ktap()
     test_tally_findings()
+    test_ci_names()
     test_symbols()
     return 0 if all(results) else 1
 

@@ -296,7 +296,8 @@ def main():
         if selftest_too:
             out = edit_frame(out, "selftest.ktap", lambda t: re.sub(
                 rf"^# {re.escape(probe)}: protected: .*\n(ok \d+ {re.escape(probe)})$",
-                rf"# {probe}: unsupported: {why}\n\1 # SKIP unsupported: {why}", t, flags=re.M))
+                rf"# {probe}: unsupported: {why}\n# {probe}: skip: unsupported\n\1 # SKIP", t,
+                flags=re.M))
         return out
     feature = "heap_init_alloc"
     r1 = Run(unsupported("heap_init_alloc.slab", True), guests)

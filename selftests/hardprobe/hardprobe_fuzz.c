@@ -29,10 +29,14 @@
  *
  * usage: hardprobe_fuzz [-n writes] [-p writers] [-r readers] [-t seconds]
  *                       [-m hardprobe.ko [-a "params"]] [-L cycles]
+ *                       [-R readers] [-k hardprobe_kunit.ko]
  *	-n  writes per writable file, in total (default 10000)
  *	-m  also unload and reload this module file in a loop while fuzzing
  *	    (any allow_fatal= in -a is replaced by allow_fatal=0)
- *	-L  then this many plain unload/reload cycles (needs -m)
+ *	-L  then this many plain unload/reload cycles (needs -m), while -R
+ *	    readers read the module's files and (with -k) a process loads the
+ *	    KUnit module (its suites run at load), reads their results and
+ *	    unloads it, in a loop
  * Prints KTAP version 1 (kselftest.h); exits 0 (pass), 1 (a failure, or fewer
  * results than planned) or 4 (skip).
  */
@@ -93,6 +97,7 @@ struct fuzz_stats {
 	long inflight;		/* writes to run being made right now */
 	long read_inflight;	/* reads opened while one was */
 	long cycles, cycle_busy, load_err;
+	long kunit_runs, kunit_busy, kunit_err, kunit_notok;	/* during the -L cycles */
 	int load_errno;
 	long fatal_seen;	/* allow_fatal read back non-zero (reloads included) */
 	long flips, flip_err, af_zero, af_bad, af_bad_accepted;
@@ -134,7 +139,7 @@ static bool gone_errno(int e)
 
 static char files[MAX_FILES][300];
 static int nr_files;
-static const char *ko_path;
+static const char *ko_path, *kunit_path;
 static char ko_params[1024];
 static char *fault_page;	/* a PROT_NONE page right after a readable one */
 
@@ -476,6 +481,54 @@ static void loader(void)
 		check_allow_fatal();
 		bump(&st->cycles);
 		usleep(5000);
+	}
+}
+
+/*
+ * During the plain cycles (-k): load the KUnit module (its suites run at
+ * load and call into hardprobe, which pins it), read the suites' results,
+ * unload it; again until the stop. A load while hardprobe is gone fails
+ * (unknown symbols): counted as busy, as is an unload refused.
+ */
+static void kunit_loop(void)
+{
+	char buf[16384];
+	struct dirent *e;
+
+	while (!st->stop) {
+		int fd = open(kunit_path, O_RDONLY | O_CLOEXEC);
+		DIR *d;
+
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
+			int err = fd < 0 ? EBADF : errno;
+
+			if (fd >= 0)
+				close(fd);
+			if (err == ENOENT || err == EBUSY || err == EINTR || err == EEXIST)
+				bump(&st->kunit_busy);
+			else
+				bump(&st->kunit_err);
+			usleep(2000);
+			continue;
+		}
+		close(fd);
+		bump(&st->kunit_runs);
+		d = opendir("/sys/kernel/debug/kunit");
+		while (d && (e = readdir(d))) {
+			char path[300];
+
+			if (strncmp(e->d_name, "hardprobe_", 10))
+				continue;
+			snprintf(path, sizeof(path), "/sys/kernel/debug/kunit/%s/results",
+				 e->d_name);
+			if (!read_text(path, buf, sizeof(buf)) && strstr(buf, "not ok "))
+				bump(&st->kunit_notok);
+		}
+		if (d)
+			closedir(d);
+		while (syscall(SYS_delete_module, "hardprobe_kunit", O_NONBLOCK) &&
+		       errno != ENOENT)
+			usleep(1000);
 	}
 }
 
@@ -1108,6 +1161,7 @@ int main(int argc, char **argv)
 {
 	long quota = 10000, cycles_wanted = 0, found, leaks = -1, leaks_all = 0;
 	int writers = 3, readers = 2, seconds = 120, opt, i, nproc = 0, stuck, fork_errno = 0;
+	int cycle_readers = 0;
 	int lockdep0, lockdep1, ko_fd = -1;
 	char marker[256], first[LINE], leak_first[LINE] = "", buf[64];
 	long warn0, warn1;
@@ -1117,7 +1171,7 @@ int main(int argc, char **argv)
 	size_t k;
 
 	set_params("");
-	while ((opt = getopt(argc, argv, "n:p:r:t:m:a:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:r:t:m:a:L:R:k:")) != -1) {
 		switch (opt) {
 		case 'n':
 			quota = atol(optarg);
@@ -1140,15 +1194,22 @@ int main(int argc, char **argv)
 		case 'L':
 			cycles_wanted = atol(optarg);
 			break;
+		case 'R':
+			cycle_readers = atoi(optarg);
+			break;
+		case 'k':
+			kunit_path = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-n writes] [-p writers] [-r readers] [-t s]",
 				argv[0]);
-			fprintf(stderr, " [-m ko [-a params]] [-L cycles]\n");
+			fprintf(stderr, " [-m ko [-a params]] [-L cycles] [-R readers] [-k ko]\n");
 			return 2;
 		}
 	}
-	if (writers < 1 || writers > 16 || readers < 0 || readers > 8 || quota < 1)
-		return fprintf(stderr, "bad -n/-p/-r\n"), 2;
+	if (writers < 1 || writers > 16 || readers < 0 || readers > 8 || quota < 1 ||
+	    cycle_readers < 0 || cycle_readers > 8)
+		return fprintf(stderr, "bad -n/-p/-r/-R\n"), 2;
 	hp_print_header();
 	if (load_probes() || list_writable() || !nr_files)
 		ksft_exit_skip("%s not found or nothing writable: %s\n", HP_DIR,
@@ -1322,26 +1383,68 @@ int main(int argc, char **argv)
 	}
 
 	if (reloads && cycles_wanted) {
-		long done = 0, busy = 0;
-		int err = 0;
+		long done = 0, busy = 0, reads0 = st->reads;
+		int err = 0, nc = 0, want = cycle_readers + !!kunit_path, left;
+		time_t t1 = time(NULL), until = t1 + seconds * 4 + cycles_wanted;
 
-		while (done < cycles_wanted && time(NULL) - t0 <= seconds * 4) {
+		/* the readers and the KUnit loader race the cycles (-R, -k) */
+		st->stop = 0;
+		for (i = 0; i < want; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				break;
+			if (pid) {
+				pids[nc++] = pid;
+				continue;
+			}
+			signal(SIGTERM, SIG_DFL);
+			if (i < cycle_readers)
+				reader(i);
+			else
+				kunit_loop();
+			_exit(0);
+		}
+		while (done < cycles_wanted && time(NULL) <= until) {
 			if (unload_module()) {
 				busy++;
 				usleep(1000);
 				continue;
 			}
-			err = load_module();
+			while ((err = load_module()) == -EBUSY || err == -EINTR)
+				usleep(100);
 			if (err)
 				break;
 			check_allow_fatal();
 			done++;
 		}
+		st->stop = 1;
+		left = reap(pids, nc, time(NULL) + GRACE_S);
+		for (i = 0; left && i < nc; i++)
+			if (pids[i] > 0)
+				kill(pids[i], SIGKILL);
+		if (left && reap(pids, nc, time(NULL) + GRACE_S))
+			for (i = 0; i < nc; i++)
+				if (pids[i] > 0)
+					report_stuck(pids[i]);
 		if (access(HP_DIR "/probes", F_OK))
 			load_module();
-		printf("# %ld of %ld plain unload/reload cycles (%ld busy)%s%s\n", done,
-		       cycles_wanted, busy, err ? ", load: " : "", err ? strerror(-err) : "");
-		result(done == cycles_wanted, "load_unload_cycles", NULL, "");
+		printf("# %ld of %ld plain unload/reload cycles in %lds (%ld busy)%s%s\n", done,
+		       cycles_wanted, (long)(time(NULL) - t1), busy, err ? ", load: " : "",
+		       err ? strerror(-err) : "");
+		if (want) {
+			printf("# during them: %d of %d racing processes, %d stopped by SIGKILL, ",
+			       nc, want, left);
+			printf("%ld reads by %d readers; ", st->reads - reads0, cycle_readers);
+			printf("KUnit module: %ld loads (suites run), %ld with a \"not ok\", ",
+			       st->kunit_runs, st->kunit_notok);
+			printf("%ld refused (hardprobe gone or busy), %ld failed\n", st->kunit_busy,
+			       st->kunit_err);
+		}
+		result(done == cycles_wanted && nc == want && !left &&
+		       (!cycle_readers || st->reads > reads0) &&
+		       (!kunit_path || (st->kunit_runs && !st->kunit_err)),
+		       "load_unload_cycles", NULL, "");
 	} else {
 		result(true, "load_unload_cycles", "SKIP",
 		       reloads ? "needs -L <cycles>" : "needs -m <hardprobe.ko> and -L <cycles>");
