@@ -145,7 +145,7 @@ static void probe_matches_config(struct kunit *test)
 		 * is the difference between this boot and the config
 		 */
 		kunit_info(test, "%s: turned off at boot: %s\n", p->name, l.configured_txt);
-		kunit_skip(test, "%s", "turned off at boot, against the config (observed vulnerable)");
+		kunit_skip(test, "off at boot, against the config (observed vulnerable)");
 	} else if (r.outcome == HP_VULNERABLE) {
 		kunit_info(test, "%s: not configured: %s\n", p->name,
 			   l.configured_txt[0] ? l.configured_txt : f->symbol);
