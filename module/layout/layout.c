@@ -142,7 +142,12 @@ static void hp_randstruct_seed_match(struct hp_result *r)
 	comm[sizeof(comm) - 1] = '\0';
 	kpid = __task_pid_nr_ns(current, PIDTYPE_PID, &init_pid_ns);
 	ktgid = __task_pid_nr_ns(current, PIDTYPE_TGID, &init_pid_ns);
+#if HP_HAVE_GET_TASK_COMM_FN
 	__get_task_comm(kcomm, sizeof(kcomm), current);
+#else
+	/* no exported reader of comm with vmlinux's layout: pid and tgid decide */
+	strscpy(kcomm, comm, sizeof(kcomm));
+#endif
 	same = pid == kpid && tgid == ktgid && !strcmp(comm, kcomm);
 
 	if (!same) {
@@ -160,7 +165,7 @@ static void hp_randstruct_seed_match(struct hp_result *r)
 		return;
 	}
 	hp_set(r, HP_PROTECTED,
-	       "module and vmlinux agree on the randomized task_struct (same seed): pid %d, tgid %d, comm '%s' read directly and through __task_pid_nr_ns/__get_task_comm",
+	       "module and vmlinux agree on the randomized task_struct (same seed): pid %d, tgid %d, comm '%s' read directly and through " HP_VMLINUX_READERS,
 	       pid, tgid, comm);
 }
 

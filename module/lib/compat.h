@@ -67,6 +67,19 @@
 #define HP_SLAB_NO_DEBUG	0
 #endif
 
+/*
+ * __get_task_comm(): an exported function that reads task->comm with
+ * vmlinux's own layout. After 6.12 get_task_comm() is a macro expanded in the
+ * caller (the module's layout) and __get_task_comm() is gone; from 6.13 on,
+ * only the pid and tgid readers (__task_pid_nr_ns()) remain exported.
+ */
+#define HP_HAVE_GET_TASK_COMM_FN	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0))
+#if HP_HAVE_GET_TASK_COMM_FN
+#define HP_VMLINUX_READERS	"__task_pid_nr_ns/__get_task_comm"
+#else
+#define HP_VMLINUX_READERS	"__task_pid_nr_ns (no exported comm reader after 6.12)"
+#endif
+
 /* SLUB's debugging switch: slub_debug=, also spelled slab_debug= from 6.8 on */
 #define HP_HAVE_SLAB_DEBUG_PARAM	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0))
 
@@ -199,7 +212,7 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #else
 #define HP_WRAP_NOTE		"not in " HP_KVER_STR ": added in 6.9"
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 #define HP_SYM_KSTACK_ERASE	"CONFIG_KSTACK_ERASE"
 #else
 #define HP_SYM_KSTACK_ERASE	"CONFIG_GCC_PLUGIN_STACKLEAK"

@@ -13,10 +13,12 @@ import shutil
 import subprocess
 from . import CACHE, TOP, Error, renames
 
-# the kernel version of the reference kernels (KVER=); each is the Debian package
-# linux-source-<KVER>
-KVERS = ("6.12", "6.1")
+# the kernel version of the reference kernels (KVER=): 6.12 and 6.1 are the Debian
+# packages linux-source-<KVER>; 7.1 is a tree or tarball the user names (KSRC=), which
+# Debian 12 does not package, kept in the cache (src/linux-<version>) once given
+KVERS = ("6.12", "6.1", "7.1")
 KVER_DEFAULT = "6.12"
+DEBIAN_KVERS = ("6.12", "6.1")
 
 
 def kver():
@@ -24,8 +26,83 @@ def kver():
     v = os.environ.get("KVER") or KVER_DEFAULT
     if v not in KVERS:
         raise Error(f"KVER={v}: no such reference kernel version (known: {', '.join(KVERS)}; "
-                    "each is the Debian package linux-source-<KVER>)")
+                    "6.12 and 6.1 are Debian's linux-source-<KVER>, 7.1 a tree given as KSRC=)")
     return v
+
+
+def tree_version(path):
+    """"<VERSION>.<PATCHLEVEL>.<SUBLEVEL>" of a kernel tree's Makefile, or None."""
+    try:
+        head = open(os.path.join(path, "Makefile"), errors="replace").read(4096)
+    except OSError:
+        return None
+    v = {k: re.search(rf"^{k} = (\d+)", head, re.M) for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL")}
+    if not v["VERSION"] or not v["PATCHLEVEL"]:
+        return None
+    return ".".join(m.group(1) for m in v.values() if m)
+
+
+def cached_trees(version, cache=CACHE):
+    """the trees of kernel @version ("7.1") in the cache, newest sublevel first."""
+    d = os.path.join(cache, "src")
+    out = []
+    for name in os.listdir(d) if os.path.isdir(d) else ():
+        path = os.path.join(d, name)
+        v = tree_version(path)
+        if (name.startswith("linux-") and not name.startswith("linux-source-") and v and
+                (v + ".").startswith(version + ".") and
+                os.path.isfile(os.path.join(path, ".hardprobe-extracted"))):
+            out.append((tuple(int(x) for x in v.split(".")), path))
+    return [p for _, p in sorted(out, reverse=True)]
+
+
+def extract_tarball(tarball, say=None, cache=CACHE):
+    """a kernel.org tarball (linux-X.Y.Z.tar.xz) extracted once into the cache: its path."""
+    base = os.path.basename(tarball)
+    m = re.match(r"^(linux-[0-9][0-9.]*[0-9])\.tar(\.(xz|gz|bz2))?$", base)
+    if not m:
+        raise Error(f"KSRC={tarball}: not a kernel tarball (linux-<version>.tar.xz)")
+    path = os.path.join(cache, "src", m.group(1))
+    if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
+        if say:
+            say("extract", "-", f"{base} into {path}")
+        tmp = path + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise Error(f"cannot extract {tarball}")
+        if not tree_version(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise Error(f"{tarball} holds no kernel tree (no Makefile with VERSION)")
+        shutil.rmtree(path, ignore_errors=True)
+        os.rename(tmp, path)
+        open(os.path.join(path, ".hardprobe-extracted"), "w").close()
+    return path
+
+
+def adopt_tree(tree, say=None, cache=CACHE):
+    """a kernel tree the user names, copied once into the cache (src/linux-<version>), so
+    that later runs (make check) find it without KSRC=: its cached path."""
+    v = tree_version(tree)
+    path = os.path.join(cache, "src", f"linux-{v}")
+    if os.path.realpath(tree) == os.path.realpath(path):
+        open(os.path.join(path, ".hardprobe-extracted"), "a").close()
+        return path
+    if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
+        if say:
+            say("copy", "-", f"{tree} ({v}) into {path}")
+        tmp = path + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        if subprocess.run(["cp", "-a", os.path.join(tree, "."), tmp + "/"],
+                          capture_output=True).returncode and \
+                subprocess.run(["cp", "-a", tree, tmp]).returncode:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise Error(f"cannot copy {tree} into {path}")
+        shutil.rmtree(path, ignore_errors=True)
+        os.rename(tmp, path)
+        open(os.path.join(path, ".hardprobe-extracted"), "w").close()
+    return path
 
 
 def merged_fragment(frags, top=TOP, extra=None, version=None):
@@ -102,6 +179,26 @@ def ksrc(say=None, version=None):
     linux-source-<version> (default 6.12) extracted once into the cache (extracted here
     when it is not)."""
     env = os.environ.get("KSRC")
+    kv = version or KVER_DEFAULT
+    if kv not in DEBIAN_KVERS:
+        # no Debian package: the tree the user named (KSRC=, kept in the cache), or the
+        # cache's own copy from an earlier run
+        if env and os.path.isfile(env):
+            env = extract_tarball(env, say)
+        elif env and os.path.isfile(os.path.join(env, "Makefile")):
+            env = adopt_tree(env, say)
+        elif env:
+            raise Error(f"KSRC={env} is neither a kernel tree nor a kernel tarball")
+        else:
+            trees = cached_trees(kv)
+            if not trees:
+                raise Error(f"KVER={kv}: no Linux {kv} tree: pass KSRC=<directory or "
+                            f"linux-{kv}.<n>.tar.xz> once (kept in {os.path.join(CACHE, 'src')})")
+            env = trees[0]
+        tv = tree_version(env) or "?"
+        if not (tv + ".").startswith(kv + "."):
+            raise Error(f"KSRC={env} is Linux {tv}, not {kv}")
+        return os.path.abspath(env), f"tree:linux-{tv}:{tv}"
     if env:
         if not os.path.isfile(os.path.join(env, "Makefile")):
             raise Error(f"KSRC={env} is not a kernel source tree")
@@ -113,7 +210,6 @@ def ksrc(say=None, version=None):
         kv = out(["make", "-s", "-C", path, "kernelversion"])
         head = out(["git", "-C", path, "rev-parse", "HEAD"])
         return path, f"tree:{path}:{kv}:{head}"
-    kv = version or KVER_DEFAULT
     pkg = f"linux-source-{kv}"
     tarball = f"/usr/src/{pkg}.tar.xz"
     if not os.path.isfile(tarball):
