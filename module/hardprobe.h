@@ -166,6 +166,7 @@ void hp_built_flags(struct hp_layers *l, const char *flags, const char *none);
 void hp_layers_unavailable(struct hp_layers *l, const char *sym, const char *why);
 bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len);
+bool hp_log_find_printed(const char *marker, const char *needle, char *line, size_t len);
 unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
 unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,

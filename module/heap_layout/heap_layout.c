@@ -104,7 +104,7 @@ static bool hp_hl_cache_of(void *obj, char *name, size_t len)
 	/* nothing printed: the open line ends at the next record */
 	if (!kmem_dump_obj(obj))
 		return false;
-	if (!hp_log_find(marker, needle, line, sizeof(line)))
+	if (!hp_log_find_printed(marker, needle, line, sizeof(line)))
 		return false;
 	s = strstr(line, " slab ");
 	if (!s)

@@ -4,6 +4,7 @@
  * is where its catch (or its absence) is found. A leaf.
  */
 #include <linux/kmsg_dump.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -60,7 +61,8 @@ static bool hp_scan_match(const struct hp_scan *sc, const char *buf, const char 
 
 /* Where a pass is: what hp_scan_line() keeps from one line to the next. */
 struct hp_scan_pos {
-	unsigned int since_tie, pending, nr;
+	unsigned int since_tie, nr;
+	unsigned int pending[HP_TIE_MAX];	/* lines left to meet the tie, per needle */
 	u64 mark;
 };
 
@@ -77,26 +79,36 @@ static bool hp_scan_line(struct hp_scan *sc, struct hp_scan_pos *pos, char *buf,
 		sc->marked = true;
 		pos->mark = seq;
 		pos->since_tie = UINT_MAX;
-		pos->pending = 0;
+		memset(pos->pending, 0, sizeof(pos->pending));
 		memset(sc->found, 0, sc->n * sizeof(*sc->found));
 		return true;
 	}
 	if (!sc->marked)
 		return true;
 	if (sc->tie) {
-		bool tie = strstr(buf, sc->tie);
+		unsigned int w = sc->tie_lines ?: HP_TIE_LINES;
 
-		pos->since_tie = tie ? 0 : pos->since_tie == UINT_MAX ? pos->since_tie :
-				 pos->since_tie + 1;
-		if (!sc->found[0] && strstr(buf, sc->needles[0])) {
-			hp_scan_copy(sc, buf);
-			pos->pending = HP_TIE_LINES + 1;
+		pos->since_tie = strstr(buf, sc->tie) ? 0 :
+				 pos->since_tie == UINT_MAX ? UINT_MAX : pos->since_tie + 1;
+		/*
+		 * a needle's line counts once the task's line is within @w
+		 * lines of it, before or after; the last line holding
+		 * needles[0] not yet counted is the evidence
+		 */
+		for (i = 0; i < min_t(unsigned int, sc->n, HP_TIE_MAX); i++) {
+			if (sc->found[i] || !sc->needles[i])
+				continue;
+			if (hp_scan_match(sc, buf, sc->needles[i])) {
+				if (!i)
+					hp_scan_copy(sc, buf);
+				pos->pending[i] = w + 1;
+			}
+			if (pos->pending[i] && pos->since_tie <= w)
+				sc->found[i] = true;
+			pos->pending[i] -= !!pos->pending[i];
 		}
-		if (pos->pending && pos->since_tie <= HP_TIE_LINES)
-			sc->found[0] = true;
-		pos->pending -= !!pos->pending;
 	}
-	for (i = sc->tie ? 1 : 0; i < sc->n; i++) {
+	for (i = sc->tie ? HP_TIE_MAX : 0; i < sc->n; i++) {
 		if (sc->found[i] || !sc->needles[i] ||
 		    !hp_scan_match(sc, buf, sc->needles[i]))
 			continue;
@@ -195,10 +207,8 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
 		 size_t len)
 {
 	bool found;
-	struct hp_scan sc = { .marker = marker, .needles = &needle, .n = 1,
-			      .found = &found, .line = line, .len = len };
 
-	return hp_log_scan(&sc) == 1;
+	return hp_log_find_all(marker, &needle, 1, &found, line, len) == 1;
 }
 
 /**
@@ -211,6 +221,10 @@ bool hp_log_find(const char *marker, const char *needle, char *line,
  * @len: size of @line
  *
  * One pass over the log, where hp_log_find() per needle would make @n.
+ * After a marker, a needle counts only in a report of the calling task: its
+ * "PID: <pid> " line (dump_stack()'s, a WARNING's) within
+ * HP_TIE_REPORT_LINES lines; a report another task printed meanwhile (two
+ * CPUs) is not this probe's catch.
  *
  * Return: how many of @needles were found.
  */
@@ -218,9 +232,37 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len)
 {
 	struct hp_scan sc = { .marker = marker, .needles = needles, .n = n,
-			      .found = found, .line = line, .len = len };
+			      .found = found, .line = line, .len = len,
+			      .tie_lines = HP_TIE_REPORT_LINES };
+	char tie[24];
 
+	if (marker) {
+		snprintf(tie, sizeof(tie), " PID: %d ", task_pid_nr(current));
+		sc.tie = tie;
+	}
 	return hp_log_scan(&sc);
+}
+
+/**
+ * hp_log_find_printed() - search after a marker for a line printed on request
+ * @marker: as for hp_log_find()
+ * @needle: text to find in a later line
+ * @line: where to copy the matching line (may be NULL)
+ * @len: size of @line
+ *
+ * For the lines the probe had the kernel print for it (kmem_dump_obj()'s,
+ * after its own "hp_obj <n>:"), which are no report and hold no "PID: "
+ * line to tie them to the task: the marker and the needle are the probe's own.
+ *
+ * Return: true if a line after the last line holding @marker holds @needle.
+ */
+bool hp_log_find_printed(const char *marker, const char *needle, char *line, size_t len)
+{
+	bool found;
+	struct hp_scan sc = { .marker = marker, .needles = &needle, .n = 1,
+			      .found = &found, .line = line, .len = len };
+
+	return hp_log_scan(&sc) == 1;
 }
 
 /**

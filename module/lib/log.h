@@ -7,6 +7,14 @@
 
 /* a catch's task: within this many lines of its signature, "PID: <pid> " */
 #define HP_TIE_LINES	16
+/*
+ * a safe probe's report (hp_log_find()): its task's "PID: <pid> " line within
+ * this many lines (KFENCE and SLUB print stack traces and object dumps
+ * between the report's first line and dump_stack()'s)
+ */
+#define HP_TIE_REPORT_LINES	64
+/* needles tied to the task, at most (the rest are not tied) */
+#define HP_TIE_MAX	16
 
 /* What one pass over the log looks for. */
 struct hp_scan {
@@ -17,10 +25,11 @@ struct hp_scan {
 	char *line;			/* gets the first line holding needles[0] */
 	size_t len;
 	/*
-	 * needles[0] counts only within HP_TIE_LINES lines of a line holding
-	 * @tie: the same report as the task's "PID: <pid> " line
+	 * a needle counts only within @tie_lines (0: HP_TIE_LINES) lines of a
+	 * line holding @tie: the same report as the task's "PID: <pid> " line
 	 */
 	const char *tie;
+	unsigned int tie_lines;
 	/* the needles count only at the start of a line (after its time stamp) */
 	bool at_start;
 	/*
