@@ -84,6 +84,21 @@ for spec in 6.12:x86_64-gcc:full 6.12:arm64-clang:full 6.12:x86_64-clang:--prepa
 	fi
 	w1 "$name" "$B" ${extra[@]+"${extra[@]}"}
 done
+# Linux 7.1 (a tree the user named once as KSRC=, kept in the cache): the module against
+# prepared 7.1 trees of the two booted targets; skipped with the reason where none is cached
+for t in x86_64-gcc arm64-clang; do
+	if ! KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
+		for c in build-W=1 objdeps; do
+			echo "check $t-7.1 $c: SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> once)"
+		done | record
+		continue
+	fi
+	if ! B=$(KVER=7.1 "$HP_TOP/scripts/kernel.sh" "$t" --prepare); then
+		echo "check $t-7.1 kernel: FAIL (see the build log above)" | record
+		continue
+	fi
+	KVER=7.1 w1 "$t-7.1" "$B" KBUILD_MODPOST_WARN=1
+done
 # and against Debian's own headers: Debian 12's default kernel (6.1) and its 6.12
 for t in debian debian-6.12; do
 	w1 "$t" "/usr/src/linux-headers-$(hp_debian_kernel "$(hp_debian_series "$t")")"
@@ -136,6 +151,16 @@ case " ${CHECK_VARIANTS:-x86-boot} " in
 		"$HP_TOP/results/off/x86-boot/x86_64-gcc" --label "x86_64-gcc ci-names"
 	;;
 esac
+
+# KCIDB: the x86_64-gcc run as a KCIDB v5.3 submission, validated against the schema
+# (KCIDB_SCHEMA=, or the copy beside the project); skipped with the reason without one
+schema=${KCIDB_SCHEMA:-$HP_TOP/../shared/kcidb/kcidb-io.schema.v5.3.json}
+if [ -f "$schema" ]; then
+	checked "x86_64-gcc kcidb" hp_tool kcidb "$HP_TOP/results/x86_64-gcc/report.json" \
+		-o "$HP_TOP/results/x86_64-gcc/kcidb.json" --check "$schema"
+else
+	echo "check kcidb-schema: SKIP (no KCIDB schema at $schema: KCIDB_SCHEMA=<kcidb-io.schema.v5.3.json>)" | record
+fi
 
 # KASLR across boots: the kernel's text must move between four one-probe guests
 hp_say kaslr x86_64-gcc "kaslr.text alone, four boots"

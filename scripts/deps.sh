@@ -15,7 +15,7 @@ set -euo pipefail
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
       libelf-dev libssl-dev ccache linux-source-6.12 busybox-static qemu-system-x86
       qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      clang-19 lld-19 llvm-19 chromium openssl)
+      clang-19 lld-19 llvm-19 chromium openssl python3-jsonschema)
 
 # EXTRA_PKGS: more Debian packages (make matrix COMPILERS=clang-22: clang-22 lld-22 llvm-22)
 # shellcheck disable=SC2206
@@ -29,7 +29,9 @@ for a in "$@"; do
 	--kver=*)
 		case "${a#--kver=}" in
 		6.1 | 6.12) pkgs+=("linux-source-${a#--kver=}") ;;
-		*) echo "hardprobe: KVER=${a#--kver=}: no such reference kernel version (known: 6.12, 6.1)" >&2; exit 2 ;;
+		# Debian 12 packages no 7.1: its tree comes from KSRC= (hptool/kconfig.py)
+		7.1) ;;
+		*) echo "hardprobe: KVER=${a#--kver=}: no such reference kernel version (known: 6.12, 6.1, 7.1)" >&2; exit 2 ;;
 		esac ;;
 	--debian=*)
 		s=$(hp_debian_series "${a#--debian=}") || {

@@ -20,6 +20,8 @@
                                 "N passed, N failed" ("N skipped" before it); exit 1 on any
                                 failure; each name of FILE that LOG lacks is a failure, added
                                 to LOG (--write-manifest: LOG's names into FILE)
+  kcidb REPORT_JSON [-o FILE] [--check SCHEMA]  a KCIDB v5.3 submission of a run (checkout,
+                                build, a test per feature and per probe); --check: validated
   ci-names DIR_A DIR_B [--label L]   "check" lines: the result names a CI system (Linaro's
                                 kselftest parser) makes of each KTAP file of two guests agree
   findings LOG [REPORT_JSON] [--stress yes]  "N first-finding" of a debug kernel's log
@@ -40,7 +42,7 @@ import os
 import sys
 
 from . import CACHE, Error, say
-from . import expect, findings, kconfig, ktap, objdeps, offvariants, qemu, symbols, tally, targets
+from . import expect, findings, kcidb, kconfig, ktap, objdeps, offvariants, qemu, symbols, tally, targets
 
 
 def opt(args, name, default=None):
@@ -139,6 +141,22 @@ def main(argv):
         return 1 if tally.count(text)[1] else 0
     elif cmd == "objdeps":
         return objdeps.main(args[0])
+    elif cmd == "kcidb":
+        # a KCIDB v5.3 submission of a run; --check SCHEMA: validated ("check" lines)
+        out, schema = opt(args, "-o"), opt(args, "--check")
+        sub = kcidb.submission(args[0])
+        text = json.dumps(sub, indent=1) + "\n"
+        if out:
+            with open(out, "w") as f:
+                f.write(text)
+        elif not schema:
+            sys.stdout.write(text)
+        if schema:
+            errs = kcidb.validate(sub, schema)
+            print(f"check kcidb-schema: {'FAIL' if errs else 'ok'} ("
+                  f"{len(sub['tests'])} tests, KCIDB {sub['version']['major']}."
+                  f"{sub['version']['minor']}{': ' + '; '.join(errs[:3]) if errs else ''})")
+            return 1 if errs else 0
     elif cmd == "ci-names":
         # the result names a CI system files two runs under are the same
         label, bad = opt(args, "--label", "") or "ci-names", 0

@@ -23,7 +23,7 @@ SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
 import registry_doc  # noqa: E402
-from hptool import Error, expect, findings, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
+from hptool import Error, expect, findings, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
 TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-clang", "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-6.1",
@@ -414,6 +414,60 @@ def test_ci_names():
         check("ci-names-compare-two-runs", res == {"selftest.ktap": True, "ktap.txt": False}, repr(res))
 
 
+KCIDB_SCHEMA = os.environ.get("KCIDB_SCHEMA") or os.path.join(
+    TOP, "..", "shared", "kcidb", "kcidb-io.schema.v5.3.json")
+
+
+def test_kcidb():
+    """hptool kcidb: a test per feature and per probe, named hardprobe.<feature>[.<probe>],
+    status by the module's KTAP rule (panic guests' verdicts merged), valid KCIDB 5.3."""
+    with open(os.path.join(HERE, "module-rules.json")) as f:
+        rules = json.load(f)["rules"]
+    report = {"schema": 1, "target": "x86_64-gcc", "rules": rules,
+              "kernel": {"release": "6.12.118", "version": "#1 SMP", "arch": "x86_64",
+                         "compiler": "gcc-12", "cmdline": "console=ttyS0"},
+              "features": [
+                  {"feature": "a_b", "outcome": "vulnerable", "configured_bool": True, "probes": [
+                      {"probe": "a_b.one", "kind": "safe", "outcome": "vulnerable", "known_gap": False},
+                      {"probe": "a_b.two.x", "kind": "safe", "outcome": "protected"}]},
+                  {"feature": "c", "outcome": "not_run", "configured_bool": True, "probes": [
+                      {"probe": "c.smash", "kind": "panic", "outcome": "not_run"}]},
+                  {"feature": "d", "outcome": "vulnerable", "configured_bool": False, "probes": [
+                      {"probe": "d.gap", "kind": "safe", "outcome": "vulnerable", "known_gap": True},
+                      {"probe": "d.err", "kind": "safe", "outcome": "error"}]}],
+              "panic_probes": [{"probe": "c.smash", "outcome": "protected", "evidence": "panic"}]}
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        path = os.path.join(d, "report.json")
+        with open(path, "w") as f:
+            json.dump(report, f)
+        sub = kcidb.submission(path)
+    got = {t["path"]: t["status"] for t in sub["tests"]}
+    check("kcidb-tests-by-ktap-rule", got == {
+        "hardprobe.a_b": "FAIL", "hardprobe.a_b.one": "FAIL", "hardprobe.a_b.two_x": "PASS",
+        "hardprobe.c": "PASS", "hardprobe.c.smash": "PASS", "hardprobe.d": "ERROR",
+        "hardprobe.d.gap": "SKIP", "hardprobe.d.err": "ERROR"} and
+        all(t["build_id"] == sub["builds"][0]["id"] for t in sub["tests"]), repr(got))
+    try:
+        kcidb.timestamp(0)
+        bad_clock = ""
+    except Error as e:
+        bad_clock = str(e)
+    check("kcidb-timestamp-checked", "wrong clock" in bad_clock and
+          re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$", sub["tests"][0]["start_time"]),
+          bad_clock or "1970 accepted")
+    if not os.path.isfile(KCIDB_SCHEMA):
+        skip("kcidb-schema-valid", f"no KCIDB schema at {KCIDB_SCHEMA} (KCIDB_SCHEMA=)")
+        return
+    errs = kcidb.validate(sub, KCIDB_SCHEMA)
+    bad = json.loads(json.dumps(sub))
+    bad["tests"][0]["path"] = "hardprobe.a b"
+    bad["tests"][1]["start_time"] = "yesterday"
+    del bad["builds"][0]["checkout_id"]
+    berrs = kcidb.validate(bad, KCIDB_SCHEMA)
+    check("kcidb-schema-valid", not errs and len(berrs) >= 3,
+          "; ".join(errs[:2]) or f"a broken copy: {len(berrs)} errors")
+
+
 def test_tally_findings():
     log = "check a: ok\ncheck b: FAIL (x)\ncheck c: ok 3\nlint x: ok\nnoise\n"
     check("tally-summary", tally.summary(log) == "3 passed, 1 failed" and
@@ -712,6 +766,7 @@ def main():
     test_ktap()
     test_tally_findings()
     test_ci_names()
+    test_kcidb()
     test_symbols()
     return 0 if all(results) else 1
 
