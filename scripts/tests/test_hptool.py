@@ -418,6 +418,35 @@ KCIDB_SCHEMA = os.environ.get("KCIDB_SCHEMA") or os.path.join(
     TOP, "..", "shared", "kcidb", "kcidb-io.schema.v5.3.json")
 
 
+def test_ci_names_recorded():
+    """two recorded runs of the x86_64-gcc guest (ci-names/run1, run2: the KTAP of the
+    module, the three kselftest programs and KUnit): the same result names as a CI system
+    files them; with each SKIP's reason (the line before it) put back on the result line,
+    as hardprobe wrote it before, they differ (pids, counts, addresses)."""
+    import gzip
+    runs = [os.path.join(HERE, "ci-names", r) for r in ("run1", "run2")]
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        dirs = []
+        for i, r in enumerate(runs):
+            for old in (False, True):
+                out = os.path.join(d, f"{i}-{old}")
+                os.makedirs(out, exist_ok=True)
+                for name in ktap.CI_FILES:
+                    with gzip.open(os.path.join(r, name + ".gz"), "rt") as f:
+                        text = f.read()
+                    if old:
+                        text = re.sub(r"^(\s*)# (\S+): skip: (.*)\n(\s*ok \d+ \2) # SKIP ?$",
+                                      r"\1\4 # SKIP \3", text, flags=re.M)
+                    with open(os.path.join(out, name), "w") as f:
+                        f.write(text)
+                dirs.append(out)
+        now = ktap.ci_compare(dirs[0], dirs[2])
+        then = ktap.ci_compare(dirs[1], dirs[3])
+    check("ci-names-two-recorded-runs", len(now) == 5 and all(ok for _, ok, _ in now) and
+          not all(ok for _, ok, _ in then),
+          "; ".join(f"{n}: {d}" for n, ok, d in now + then if not ok)[:300] or "no mutation seen")
+
+
 def test_kcidb():
     """hptool kcidb: a test per feature and per probe, named hardprobe.<feature>[.<probe>],
     status by the module's KTAP rule (panic guests' verdicts merged), valid KCIDB 5.3."""
@@ -766,6 +795,7 @@ def main():
     test_ktap()
     test_tally_findings()
     test_ci_names()
+    test_ci_names_recorded()
     test_kcidb()
     test_symbols()
     return 0 if all(results) else 1
