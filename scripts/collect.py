@@ -18,6 +18,29 @@ FRAME = re.compile(r"^----- hardprobe:file (\S+) -----$")
 END = "----- hardprobe:end {} -----"
 
 
+
+def final_table(report, data, panic):
+    """the module's text report with its feature table (before DETAIL) and the DETAIL
+    headers showing each feature's final outcome, the one-guest probes' verdicts merged as
+    in report.json: the module, which never ran them, says not_run there."""
+    if not data or not panic:
+        return report
+    head, sep, detail = report.partition("\nDETAIL\n")
+    ran = {}
+    for p in panic:
+        ran.setdefault(p["feature"], []).append(f"{p['probe']} {p['outcome']}")
+    for f in data.get("features", []):
+        fid = f.get("feature", "")
+        if fid not in ran:
+            continue
+        why = "one-guest probes merged (" + ", ".join(ran[fid]) + ")"
+        row = f"{fid:<18} {f.get('outcome', ''):<13} {f.get('ktap', ''):<7} {why}"
+        head = re.sub(rf"^{re.escape(fid)} +[a-z_]+ +.*$", lambda _m: row, head, count=1,
+                      flags=re.M)
+        detail = re.sub(rf"^{re.escape(fid)}: \S+$", lambda _m: f"{fid}: {f.get('outcome', '')}",
+                        detail, count=1, flags=re.M)
+    return head + sep + detail
+
 def frames(text):
     """{name: content} of every framed file in a console log."""
     out, name, buf = {}, None, []
@@ -270,7 +293,7 @@ def collect(rdir, target):
     with open(os.path.join(rdir, "timings"), "w") as f:
         f.write("host stages:\n" + stages + "guest stages (uptime s):\n" + guest)
 
-    report = files.get("report.txt", "(no report)\n")
+    report = final_table(files.get("report.txt", "(no report)\n"), data, panic)
     if panic:
         report += "\nONE-GUEST PROBES (a catch panics: each ran in a fresh guest)\n"
         for p in panic:

@@ -89,6 +89,14 @@ def main():
     smash = [x for x in canary["probes"] if x["probe"] == "stack_canary.smash"][0]
     check("panic-merged", p.returncode == 0 and smash["outcome"] == "protected" and
           "Kernel stack is corrupted" in smash["evidence"], smash["outcome"])
+    # the text report's first table shows the final outcome, as report.json does
+    text = open(os.path.join(rdir, "report.txt")).read()
+    row = re.search(r"^stack_canary +(\S+) +(\S+) +(.*)$", text.split("\nDETAIL\n")[0], re.M)
+    check("report-txt-final-outcomes", row is not None and
+          (row.group(1), row.group(2)) == (canary["outcome"], canary["ktap"]) and
+          "stack_canary.smash protected" in row.group(3) and
+          re.search(r"^stack_canary: " + re.escape(canary["outcome"]) + "$", text, re.M),
+          row.group(0) if row else "no stack_canary row")
     shutil.rmtree(d)
 
     # the panicking probe's guest never said anything: error, not protected
