@@ -79,7 +79,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "hardprobe: run as root:  $cmd" >&2
 	exit 1
 fi
-echo "hardprobe: installing: ${missing[*]:-}${need_arm64/yes/ arm64 architecture}" >&2
+arch_note=
+[ $need_arm64 = yes ] && arch_note=" (and the arm64 package architecture)"
+echo "hardprobe: installing: ${missing[*]:-}$arch_note" >&2
 [ $need_arm64 = yes ] && dpkg --add-architecture arm64
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null || echo "hardprobe: apt-get update failed; trying the install anyway" >&2
