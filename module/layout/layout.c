@@ -165,8 +165,8 @@ static void hp_randstruct_seed_match(struct hp_result *r)
 		return;
 	}
 	hp_set(r, HP_PROTECTED,
-	       "module and vmlinux agree on the randomized task_struct (same seed): pid %d, tgid %d, comm '%s' read directly and through " HP_VMLINUX_READERS,
-	       pid, tgid, comm);
+	       "module and vmlinux agree on the randomized task_struct (same seed): pid %d, tgid %d, comm '%s' read directly and through %s",
+	       pid, tgid, comm, HP_VMLINUX_READERS);
 }
 
 static void hp_rs_layers(struct hp_layers *l)

@@ -67,6 +67,11 @@
 #define HP_SLAB_NO_DEBUG	0
 #endif
 
+/* hex_asc (rodata): in <linux/hex.h>, which <linux/kernel.h> no longer includes after 6.12 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#include <linux/hex.h>
+#endif
+
 /*
  * __get_task_comm(): an exported function that reads task->comm with
  * vmlinux's own layout. After 6.12 get_task_comm() is a macro expanded in the

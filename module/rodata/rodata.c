@@ -8,10 +8,6 @@
  * is stored the byte it already holds: a store that goes through changes
  * no instruction.
  */
-/* hex_asc: <linux/hex.h> from 6.12 (<linux/kernel.h> no longer has it after) */
-#if __has_include(<linux/hex.h>)
-#include <linux/hex.h>
-#endif
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/module.h>
