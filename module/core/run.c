@@ -53,6 +53,26 @@ static char *inject_oops;
 module_param(inject_oops, charp, 0400);
 MODULE_PARM_DESC(inject_oops, "test only: this safe probe oopses instead of running (hardprobe_trust)");
 
+/*
+ * reports=0: the safe probes whose catch is a report that taints the kernel
+ * (SLUB, KASAN, KFENCE: their "reports") do not run. SLUB's and KASAN's
+ * reports turn lockdep off for good (add_taint(..., LOCKDEP_NOW_UNRELIABLE)):
+ * make check-debug loads the module so, for its races to run under lockdep.
+ */
+static bool reports = true;
+module_param(reports, bool, 0400);
+MODULE_PARM_DESC(reports, "0: do not run the safe probes whose catch is a SLUB/KASAN/KFENCE report (lockdep stays on)");
+
+/*
+ * A catch that taints with LOCKDEP_NOW_UNRELIABLE: SLUB's "BUG <cache>" and
+ * KASAN's "BUG: KASAN:" reports (KFENCE's "BUG: KFENCE:" too, to be safe);
+ * warnings (UBSAN, refcount, list debugging) leave lockdep on.
+ */
+static bool hp_report_taints(const struct hp_probe *p)
+{
+	return p->reports && str_has_prefix(p->reports, "BUG");
+}
+
 /* Take the probe lock if it is free, or if its holder is dead. */
 static bool hp_trylock(void)
 {
@@ -270,6 +290,12 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 	}
 	if (hp_probe_refusal(p, why, sizeof(why))) {
 		hp_set(r, HP_UNSUPPORTED, "refused: %s", why);
+		hp_unlock();
+		return 0;
+	}
+	if (!reports && hp_report_taints(p)) {
+		hp_set(r, HP_NOT_RUN,
+		       "not run: reports=0 (its catch is a SLUB, KASAN or KFENCE report, whose taint turns lockdep off)");
 		hp_unlock();
 		return 0;
 	}

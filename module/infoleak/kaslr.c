@@ -118,6 +118,21 @@ static void hp_kaslr_regions(struct hp_result *r)
 
 	for (i = 0; i < 3; i++)
 		moved += base[i] != fixed[i];
+	/*
+	 * x86 moves the regions only with RANDOMIZE_MEMORY, and never under
+	 * KASAN (arch/x86/mm/kaslr.c, kaslr_memory_enabled()): its shadow is
+	 * laid out for the fixed bases. A known gap of those kernels, not a
+	 * failure of the text's KASLR (kaslr.text judges that).
+	 */
+	if (!moved && (IS_ENABLED(CONFIG_KASAN) || !IS_ENABLED(CONFIG_RANDOMIZE_MEMORY))) {
+		hp_set(r, HP_VULNERABLE,
+		       "direct map, vmalloc and vmemmap at their fixed bases: known gap: %s",
+		       IS_ENABLED(CONFIG_KASAN) ?
+		       "x86 does not randomize them under KASAN (kaslr_memory_enabled())" :
+		       "CONFIG_RANDOMIZE_MEMORY=n");
+		r->known_gap = true;
+		return;
+	}
 	if (moved == 3)
 		hp_set(r, HP_PROTECTED,
 		       "direct map, vmalloc and vmemmap off their fixed bases (by %+ld, %+ld, %+ld GiB)",

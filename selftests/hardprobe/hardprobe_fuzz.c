@@ -66,6 +66,8 @@
 #define NOBODY		65534
 #define NR_TESTS	23	/* result() lines */
 #define GRACE_S		15	/* after the deadline: then SIGKILL, as long again */
+#define KUNIT_GRACE_S	600	/* for a KUnit load under way at the stop */
+#define KUNIT_PAUSE_S	30	/* between two KUnit loads */
 
 #define SYSCTL_OOPS	"/proc/sys/kernel/oops_limit"
 #define SYSCTL_WARN	"/proc/sys/kernel/warn_limit"
@@ -485,21 +487,68 @@ static void loader(void)
 }
 
 /*
+ * During the plain cycles (-R): open, read whole and close the files that run
+ * no probe (run, probes), with a pause of 50 to 150 ms between: the opens race
+ * the unloads and loads, and the module is idle often enough to unload (a
+ * report read runs every safe probe: seconds on a KASAN kernel, during which
+ * no unload could happen).
+ */
+static void cycle_reader(int id)
+{
+	static const char *const names[] = {
+		HP_DIR "/run", HP_DIR "/probes", HP_DIR "/run", HP_DIR "/run",
+	};
+	unsigned int seed = 0xc1c1e + id, i;
+	char buf[4096];
+
+	for (i = id; !st->stop; i++) {
+		const char *path = names[i % ARRAY_SIZE(names)];
+		int fd;
+
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			if (gone_errno(errno))
+				bump(&st->read_gone);
+			else if (errno == EINTR)
+				bump(&st->read_eintr);
+			else
+				unexpected(&st->read_other, errno, "open for a %s read",
+					   strrchr(path, '/') + 1);
+		} else {
+			ssize_t n;
+
+			while ((n = read(fd, buf, sizeof(buf))) > 0)
+				__atomic_add_fetch(&st->read_bytes, n, __ATOMIC_RELAXED);
+			if (n < 0 && !gone_errno(errno) && errno != EINTR)
+				unexpected(&st->read_other, errno, "a %s read",
+					   strrchr(path, '/') + 1);
+			close(fd);
+			bump(&st->reads);
+		}
+		usleep(50000 + rand_r(&seed) % 100000);
+	}
+}
+
+/*
  * During the plain cycles (-k): load the KUnit module (its suites run at
  * load and call into hardprobe, which pins it), read the suites' results,
- * unload it; again until the stop. A load while hardprobe is gone fails
- * (unknown symbols): counted as busy, as is an unload refused.
+ * unload it, wait KUNIT_PAUSE_S (the cycles go on meanwhile); again until the
+ * stop. A load while hardprobe is gone fails (unknown symbols): counted as
+ * busy. A stop never interrupts a load (a signal there fails the running
+ * case, -EINTR): the parent waits for it, and the module is always unloaded.
  */
 static void kunit_loop(void)
 {
 	char buf[16384];
 	struct dirent *e;
 
+	signal(SIGTERM, SIG_IGN);
 	while (!st->stop) {
 		int fd = open(kunit_path, O_RDONLY | O_CLOEXEC);
 		DIR *d;
 
 		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
+			/* (a load that failed leaves nothing loaded) */
 			int err = fd < 0 ? EBADF : errno;
 
 			if (fd >= 0)
@@ -529,6 +578,8 @@ static void kunit_loop(void)
 		while (syscall(SYS_delete_module, "hardprobe_kunit", O_NONBLOCK) &&
 		       errno != ENOENT)
 			usleep(1000);
+		/* the suites pin hardprobe while they run: room for the cycles */
+		sleep(KUNIT_PAUSE_S);
 	}
 }
 
@@ -1400,7 +1451,7 @@ int main(int argc, char **argv)
 			}
 			signal(SIGTERM, SIG_DFL);
 			if (i < cycle_readers)
-				reader(i);
+				cycle_reader(i);
 			else
 				kunit_loop();
 			_exit(0);
@@ -1419,7 +1470,8 @@ int main(int argc, char **argv)
 			done++;
 		}
 		st->stop = 1;
-		left = reap(pids, nc, time(NULL) + GRACE_S);
+		/* a KUnit load under way runs every suite: minutes on a debug kernel */
+		left = reap(pids, nc, time(NULL) + (kunit_path ? KUNIT_GRACE_S : GRACE_S));
 		for (i = 0; left && i < nc; i++)
 			if (pids[i] > 0)
 				kill(pids[i], SIGKILL);
@@ -1427,6 +1479,13 @@ int main(int argc, char **argv)
 			for (i = 0; i < nc; i++)
 				if (pids[i] > 0)
 					report_stuck(pids[i]);
+		/* the KUnit module pins hardprobe: never left loaded, even after a SIGKILL */
+		for (i = 0; kunit_path && i < 100; i++) {
+			if (!syscall(SYS_delete_module, "hardprobe_kunit", O_NONBLOCK) ||
+			    errno == ENOENT)
+				break;
+			usleep(100000);
+		}
 		if (access(HP_DIR "/probes", F_OK))
 			load_module();
 		printf("# %ld of %ld plain unload/reload cycles in %lds (%ld busy)%s%s\n", done,
