@@ -8,7 +8,8 @@ Reads k-h-c's check list (scripts/tests/khc/checks.txt: one line per check as it
 names it, for X86_64 and ARM64, each marked runtime-observable or not and classed
 self-protection, policy knob or build) and scripts/khc-options. A check counts once per
 line of checks.txt; it is covered when its option_name is one that a feature or a kselftest
-user-space line verifies (on either architecture). Prints, for the runtime-observable
+user-space line verifies (on either architecture), under either name of a Kconfig rename
+that scripts/kconfig-renames lists. Prints, for the runtime-observable
 checks, covered / total, split self-protection and policy knobs; --list names the covered
 and the uncovered ones.
 Exit 2 when a file cannot be read or parsed.
@@ -44,6 +45,8 @@ def read_checks(path=CHECKS):
 def coverage(checks, options):
     """{cls: (covered checks, observable checks)} over the runtime-observable checks."""
     names = {o for opts in options.values() for o, _ in opts}
+    # a renamed Kconfig option is covered under either name (scripts/kconfig-renames)
+    names |= {n for g in khc.rename_groups() if names & set(g) for n in g}
     out = {}
     for c in checks:
         if c["observable"] != "yes":

@@ -25,6 +25,10 @@ the checks khc-options lists for them; their outcomes are read from the selftest
 beside REPORT_JSON (its "# <name>: <outcome>: ..." lines). Without that file, or
 without a name's line in it, the line is not_run.
 
+A Kconfig option that scripts/kconfig-renames lists joins under either of its names: k-h-c
+v0.6.17.1 reports the stack-erase check as CONFIG_KSTACK_ERASE, an older k-h-c and an older
+report's "verifies" say CONFIG_GCC_PLUGIN_STACKLEAK; both join stack_erase.
+
 Prints one row per k-h-c check that a hardprobe feature or kselftest line verifies: the
 option, k-h-c's type and decision, its verdict, the features and lines with their
 runtime outcome, and a flag: MISMATCH where k-h-c says OK and any of them is anything
@@ -127,7 +131,8 @@ def hardprobe_map(path):
             continue
         for o in khc.verifies(options, n, arch):
             by_opt.setdefault(o, []).append((n, seen.get(n, "not_run")))
-    return by_opt, rep, ktap
+    # a renamed Kconfig option joins under either name (scripts/kconfig-renames)
+    return khc.under_every_name(by_opt), rep, ktap
 
 
 # kselftest lines outside policy.* whose unsupported means the same: nothing to restrict

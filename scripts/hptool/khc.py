@@ -14,7 +14,7 @@ their outcomes from selftest.ktap's "# <name>: <outcome>: ..." lines (kselftest_
 import os
 import re
 
-from . import SCRIPTS, TOP, Error
+from . import SCRIPTS, TOP, Error, renames
 
 OPTIONS = os.path.join(SCRIPTS, "khc-options")
 HP_USER = os.path.join(TOP, "selftests", "hardprobe", "hp_user.h")
@@ -60,6 +60,35 @@ def verifies(options, feature, arch):
     unknown)."""
     arch = UNAME.get(arch, arch)
     return [o for o, a in options.get(feature, []) if a is None or not arch or a == arch]
+
+
+def rename_groups(table=None):
+    """[[name, ...]] of the Kconfig symbols scripts/kconfig-renames lists, each group every
+    name one option has had (a chain of renames is one group): k-h-c reports a check
+    under one of them (v0.6.17.1: CONFIG_KSTACK_ERASE, an older one
+    CONFIG_GCC_PLUGIN_STACKLEAK), khc-options and a report's "verifies" may say another."""
+    groups = []
+    for old, new, _, _ in renames.parse() if table is None else table:
+        hit = [g for g in groups if old in g or new in g]
+        merged = [n for g in hit for n in g]
+        merged += [n for n in (old, new) if n not in merged]
+        groups = [g for g in groups if g not in hit] + [merged]
+    return groups
+
+
+def under_every_name(by_opt, table=None):
+    """{option: [...]} with each renamed option's entries under its every name (the
+    entries of all its names, in the table's order of names, each once), so that a check
+    joins whichever name k-h-c reports it under."""
+    out = dict(by_opt)
+    for group in rename_groups(table):
+        merged = []
+        for n in group:
+            merged += [e for e in by_opt.get(n, []) if e not in merged]
+        if merged:
+            for n in group:
+                out[n] = list(merged)
+    return out
 
 
 def annotate(report, options=None):

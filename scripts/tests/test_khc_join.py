@@ -3,7 +3,9 @@
 """Host tests of the join with kernel-hardening-checker (k-h-c): scripts/khc-options
 against the registry and k-h-c's check list, collect.py's "verifies", khc_join.py on
 a recorded k-h-c JSON, a recorded report.json and the selftest.ktap beside it
-(scripts/tests/khc/), and
+(scripts/tests/khc/), checks.txt against k-h-c v0.6.17.1's own lists and khc_join.py on
+its real outputs (at $KHC_LISTS or <repo>/../shared/khc; skipped without them), a
+renamed Kconfig option joined under either name, and
 khc_coverage.py's figures recounted here.
 
 The expected rows are computed here from the two recorded files and khc-options by a
@@ -11,6 +13,7 @@ second, plain reading, never written down. Prints one "check host <name>: ok|FAI
 line per test; exit 1 on any FAIL.
 """
 import copy
+import glob
 import json
 import os
 import re
@@ -28,6 +31,10 @@ import collect  # noqa: E402
 import registry_doc  # noqa: E402
 from hptool import khc  # noqa: E402
 
+# k-h-c v0.6.17.1's own check lists (-p X86_64|ARM64 -m json) and real -m json runs
+# (runs/*.json), kept outside the repository; the tests that read them skip without them
+KHC_LISTS = os.environ.get("KHC_LISTS") or os.path.join(os.path.dirname(TOP), "shared", "khc")
+KHC_VERSION = "v0.6.17.1"
 KHC = os.path.join(DATA, "x86_64-gcc.khc.json")
 REPORT = os.path.join(DATA, "x86_64-gcc.report.json")
 SELFTEST = os.path.join(DATA, "selftest.ktap")  # beside the report: khc_join reads it there
@@ -37,6 +44,10 @@ results = []
 def check(name, ok, detail=""):
     results.append(bool(ok))
     print(f"check host {name}: {'ok' if ok else 'FAIL'}{' ' + detail if detail else ''}", flush=True)
+
+
+def skip(name, why):
+    print(f"check host {name}: SKIP {why}", flush=True)
 
 
 def join(khc_json, report, *extra):
@@ -63,6 +74,17 @@ def plain_options():
         w = line.split("#")[0].split()
         if w:
             out[w[0]] = [o.split("@")[0] for o in w[1:] if not o.endswith("@arm64")]
+    return out
+
+
+def plain_renames():
+    """{name: [its other names]} by a plain reading of scripts/kconfig-renames (old new ...)."""
+    out = {}
+    for line in open(os.path.join(SCRIPTS, "kconfig-renames")):
+        w = line.split("#")[0].split()
+        if w:
+            out.setdefault(w[0], []).append(w[1])
+            out.setdefault(w[1], []).append(w[0])
     return out
 
 
@@ -95,9 +117,12 @@ def expected(checks, report, ktap_text=None):
         for o in opts:
             if fid in outcome:
                 by_opt.setdefault(o, []).append(fid)
+    other = plain_renames()
     want = {}
     for c in checks:
-        fs = by_opt.get(c["option_name"])
+        fs = []
+        for n in [c["option_name"]] + other.get(c["option_name"], []):
+            fs += [f for f in by_opt.get(n, []) if f not in fs]
         if not fs:
             continue
         hp = ", ".join(f"{f}={outcome[f]}" for f in fs)
@@ -312,11 +337,143 @@ def test_join():
               err7.strip()[:150])
 
 
+def khc_lists():
+    """({arch: [check]} of k-h-c KHC_VERSION's -p lists in KHC_LISTS, None) or (None, why)."""
+    out = {}
+    for arch in ("X86_64", "ARM64"):
+        path = os.path.join(KHC_LISTS, f"checks-{KHC_VERSION}-{arch}.json")
+        try:
+            out[arch] = json.load(open(path))
+        except OSError as e:
+            return None, f"no k-h-c {KHC_VERSION} list at {path} ({e.strerror}; KHC_LISTS=)"
+    return out, None
+
+
+def list_problems(lines, lists):
+    """what checks.txt's lines (read_checks) say otherwise than k-h-c's lists: (the lists'
+    option names checks.txt lacks, [the lines of one side the other lacks, each marked
+    "list:" or "checks.txt:"]); a line is type, name, reason, desired value and arches."""
+    keys = {}
+    for arch, checks in lists.items():
+        for c in checks:
+            k = (c["type"], c["option_name"], c["reason"], c["desired_val"])
+            keys.setdefault(k, set()).add(arch.lower())
+    want = {k + ("both" if len(a) == 2 else a.pop(),) for k, a in keys.items()}
+    have = [(c["type"], c["name"], c["reason"], c["desired"], c["arches"]) for c in lines]
+    names = {c["name"] for c in lines}
+    missing = sorted({k[1] for k in keys if k[1] not in names})
+    differ = [f"list: {' '.join(k)}" for k in sorted(want - set(have))] + \
+        [f"checks.txt: {' '.join(k)}" for k in sorted(set(have) - want)] + \
+        [f"checks.txt twice: {' '.join(k)}" for k in sorted({k for k in have if have.count(k) > 1})]
+    return missing, differ
+
+
+def test_khc_lists():
+    """checks.txt is k-h-c KHC_VERSION's list: every check of -p X86_64 and -p ARM64, as
+    the JSON names it, and nothing else."""
+    from khc_coverage import read_checks
+    names = ("khc-list-names", "khc-list-lines", "khc-list-control")
+    lists, why = khc_lists()
+    if lists is None:
+        for n in names:
+            skip(n, why)
+        return
+    lines = read_checks()
+    missing, differ = list_problems(lines, lists)
+    n = len({c["option_name"] for v in lists.values() for c in v})
+    check(names[0], not missing and n > 300,
+          f"{n} names of {KHC_VERSION}'s X86_64 and ARM64 lists, all in checks.txt" if not missing
+          else f"{len(missing)} of {n} not in checks.txt: {' '.join(missing)}")
+    check(names[1], not differ and len(lines) > 300,
+          f"{len(lines)} lines, as the lists give them" if not differ
+          else f"{len(differ)} differ: {'; '.join(differ[:6])}")
+    # the control, on the lines the lists themselves give (whatever checks.txt says): the
+    # stack-erase check missing, its old name in its place, a line's arches wrong and a
+    # line twice, each caught by the same comparison
+    arches = {}
+    for a, v in lists.items():
+        for c in v:
+            arches.setdefault((c["type"], c["option_name"], c["reason"], c["desired_val"]),
+                              set()).add(a.lower())
+    lines = [dict(type=k[0], name=k[1], reason=k[2], desired=k[3],
+                  arches="both" if len(a) == 2 else min(a)) for k, a in arches.items()]
+    drop = [c for c in lines if c["name"] != "CONFIG_KSTACK_ERASE"]
+    old = [dict(c, name="CONFIG_GCC_PLUGIN_STACKLEAK") if c["name"] == "CONFIG_KSTACK_ERASE" else c
+           for c in lines]
+    arch = [dict(c, arches="both") if c["name"] == "CONFIG_X86_SMAP" else c for c in lines]
+    twice = lines + lines[:1]
+    check(names[2], list_problems(lines, lists) == ([], [])
+          and list_problems(drop, lists)[0] == ["CONFIG_KSTACK_ERASE"]
+          and list_problems(old, lists)[0] == ["CONFIG_KSTACK_ERASE"]
+          and any("CONFIG_GCC_PLUGIN_STACKLEAK" in d for d in list_problems(old, lists)[1])
+          and not list_problems(arch, lists)[0]
+          and len(list_problems(arch, lists)[1]) == 2
+          and len(list_problems(twice, lists)[1]) == 1)
+
+
+def kstack_row(out):
+    """the rows of khc_join's output that name a stack-erase check, {option: (hp, flag)}"""
+    return {k[0]: v for k, v in rows(out).items()
+            if k[0] in ("CONFIG_KSTACK_ERASE", "CONFIG_GCC_PLUGIN_STACKLEAK")}
+
+
+def test_join_renamed():
+    """a renamed Kconfig option joins under either name: k-h-c v0.6.17.1's
+    CONFIG_KSTACK_ERASE and an older one's CONFIG_GCC_PLUGIN_STACKLEAK both join
+    stack_erase, whether khc-options or a report's "verifies" names it."""
+    report = json.load(open(REPORT))
+    se = {f["feature"]: f["outcome"] for f in report["features"]}["stack_erase"]
+    text = open(KHC).read()
+    old = "CONFIG_GCC_PLUGIN_STACKLEAK"
+    want_row = (f"stack_erase={se}", "")
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copy(SELFTEST, os.path.join(d, "selftest.ktap"))
+        new_json = os.path.join(d, "v0.6.17.1.khc.json")
+        open(new_json, "w").write(text.replace(f'"{old}"', '"CONFIG_KSTACK_ERASE"'))
+        bogus_json = os.path.join(d, "bogus.khc.json")
+        open(bogus_json, "w").write(text.replace(f'"{old}"', '"CONFIG_KSTACK_ERASEX"'))
+        path = os.path.join(d, "report.json")
+        json.dump(report, open(path, "w"))
+        _, out_new, _ = join(new_json, path)
+        _, out_old, _ = join(KHC, path)
+        # a report whose "verifies" collect.py wrote before khc-options said CONFIG_KSTACK_ERASE
+        ann = khc.annotate(copy.deepcopy(report))
+        for f in ann["features"]:
+            if f["feature"] == "stack_erase":
+                f["verifies"] = [old]
+        json.dump(ann, open(path, "w"))
+        _, out_ann, _ = join(new_json, path)
+        # the control: a name no rename lists does not join
+        _, out_bogus, _ = join(bogus_json, path)
+    check("khc-join-stack-erase-renamed",
+          f'"{old}"' in text and kstack_row(out_new) == {"CONFIG_KSTACK_ERASE": want_row}
+          and kstack_row(out_old) == {old: want_row}
+          and kstack_row(out_ann) == {"CONFIG_KSTACK_ERASE": want_row}
+          and "CONFIG_KSTACK_ERASEX" not in out_bogus and kstack_row(out_bogus) == {},
+          f"CONFIG_KSTACK_ERASE: {kstack_row(out_new).get('CONFIG_KSTACK_ERASE')}; {old}: "
+          f"{kstack_row(out_old).get(old)}; from \"verifies\": {kstack_row(out_ann)}")
+    # the real -m json runs of k-h-c v0.6.17.1 (runs/*.json), against the recorded report
+    runs = sorted(glob.glob(os.path.join(KHC_LISTS, "runs", f"*.{KHC_VERSION}.json")))
+    if not runs:
+        return skip("khc-join-real-runs", f"no {KHC_LISTS}/runs/*.{KHC_VERSION}.json (KHC_LISTS=)")
+    bad = []
+    for r in runs:
+        rc, out, err = join(r, REPORT)
+        got, want = rows(out), expected(json.load(open(r)), report, open(SELFTEST).read())
+        if rc not in (0, 1) or got != want or len(want) < 10 \
+                or kstack_row(out) != {"CONFIG_KSTACK_ERASE": want_row}:
+            bad.append(f"{os.path.basename(r)}: rc {rc}, stack erase {kstack_row(out)}, "
+                       f"{len(got)} rows, {len(want)} expected {err.strip()[:100]}")
+    check("khc-join-real-runs", not bad, f"{len(runs)} runs, CONFIG_KSTACK_ERASE joins stack_erase"
+          if not bad else "; ".join(bad))
+
+
 def test_coverage():
     from khc_coverage import read_checks
     p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "khc_coverage.py")],
                        capture_output=True, text=True, timeout=60)
     names = {o.split("@")[0] for line in open(khc.OPTIONS) for o in line.split("#")[0].split()[1:]}
+    names |= {o for n in list(names) for o in plain_renames().get(n, [])}
     n = {}
     for c in read_checks():
         if c["observable"] == "yes":
@@ -333,6 +490,8 @@ def main():
     test_options()
     test_collect_verifies()
     test_join()
+    test_khc_lists()
+    test_join_renamed()
     test_coverage()
     return 0 if all(results) else 1
 
