@@ -1435,6 +1435,7 @@ int main(int argc, char **argv)
 
 	if (reloads && cycles_wanted) {
 		long done = 0, busy = 0, reads0 = st->reads;
+		int last_uerr = 0;	/* the last unload's error, for the report */
 		int err = 0, nc = 0, want = cycle_readers + !!kunit_path, left;
 		time_t t1 = time(NULL), until = t1 + seconds * 4 + cycles_wanted;
 
@@ -1457,8 +1458,11 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		while (done < cycles_wanted && time(NULL) <= until) {
-			if (unload_module()) {
+			int uerr = unload_module();
+
+			if (uerr) {
 				busy++;
+				last_uerr = -uerr;
 				usleep(1000);
 				continue;
 			}
@@ -1488,8 +1492,9 @@ int main(int argc, char **argv)
 		}
 		if (access(HP_DIR "/probes", F_OK))
 			load_module();
-		printf("# %ld of %ld plain unload/reload cycles in %lds (%ld busy)%s%s\n", done,
-		       cycles_wanted, (long)(time(NULL) - t1), busy, err ? ", load: " : "",
+		printf("# %ld of %ld plain unload/reload cycles in %lds (%ld busy, last: %s)%s%s\n",
+		       done, cycles_wanted, (long)(time(NULL) - t1), busy,
+		       last_uerr ? strerror(last_uerr) : "none", err ? ", load: " : "",
 		       err ? strerror(-err) : "");
 		if (want) {
 			printf("# during them: %d of %d racing processes, %d stopped by SIGKILL, ",
