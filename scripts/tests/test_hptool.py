@@ -36,7 +36,10 @@ OLD_FILE = {"debian-6.12": "debian", "debian": None, "x86_64-gcc-6.1": None, "x8
             "arm64-clang-6.1": None, "debian-arm64": None, "debian-arm64-6.12": None}
 # assertions of those files changed on purpose since, each with its reason in expect.table:
 # issue 22, slh's SLH is in the module's own object only (the kernel is not built with it)
-CHANGED = {"arm64-clang": [("slh protected", "slh unsupported")]}
+# issue 22, the debug target loads the module with reports=0 (lockdep stays on): mte's
+# probes (KASAN reports) do not run there, and its expectation is gone (None: dropped)
+CHANGED = {"arm64-clang": [("slh protected", "slh unsupported")],
+           "x86_64-gcc-debug": [("mte unsupported", None)]}
 results = []
 
 
@@ -327,9 +330,15 @@ def test_expect():
         before = old(f"scripts/expect/{OLD_FILE.get(t, t)}")
         if t == "debian-6.12":     # the one line that named the target as it was called then
             before = before.replace("(make run TARGET=debian):", "(make run TARGET=debian-6.12):")
+        dropped = {o for o, n in CHANGED.get(t, ()) if n is None}
         for old_line, new_line in CHANGED.get(t, ()):
-            before = before.replace(f"\n{old_line}\n", f"\n{new_line}\n")
+            if new_line is not None:
+                before = before.replace(f"\n{old_line}\n", f"\n{new_line}\n")
         want_pairs, want = parse_old(before)
+        # an assertion dropped on purpose goes with the comment block above it
+        gone = [c for block, line in want_pairs if line in dropped for c in (block or ())]
+        want = [line for line in want if line not in dropped]
+        want_pairs = [(b, line) for b, line in want_pairs if line not in dropped]
         got_pairs, got = parse_old(table.render(t))
         # every assertion and directive of before, the same value; every comment line of
         # before, attached to the same row
@@ -338,6 +347,9 @@ def test_expect():
             if block and not any(line == gl and set(block) <= set(gb) for gb, gl in got_pairs):
                 lost.append(f"{t}: comment before {line!r}")
         cw = sorted(x for x in before.splitlines() if x.startswith("#"))
+        for c in gone:
+            if c in cw:
+                cw.remove(c)
         cg = sorted(x for x in table.render(t).splitlines() if x.startswith("#"))
         lost += [f"{t}: comment {c!r}" for c in cw if cw.count(c) > cg.count(c)]
     check("expect-table-folds-old-files", not lost, "; ".join(lost[:3]) or
