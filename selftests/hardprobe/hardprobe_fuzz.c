@@ -100,6 +100,13 @@ struct fuzz_stats {
 	long read_inflight;	/* reads opened while one was */
 	long cycles, cycle_busy, load_err;
 	long kunit_runs, kunit_busy, kunit_err, kunit_notok;	/* during the -L cycles */
+	/*
+	 * -L cycles: the unloader raises @hold and waits (a bounded time) for
+	 * the readers in a read (@in_read) and a KUnit load (@in_kunit) to end,
+	 * then unloads; the readers start again at once, racing the unload and
+	 * the load (many vCPUs: without it the module is never idle)
+	 */
+	int hold, in_read, in_kunit;
 	int load_errno;
 	long fatal_seen;	/* allow_fatal read back non-zero (reloads included) */
 	long flips, flip_err, af_zero, af_bad, af_bad_accepted;
@@ -505,6 +512,9 @@ static void cycle_reader(int id)
 		const char *path = names[i % ARRAY_SIZE(names)];
 		int fd;
 
+		while (__atomic_load_n(&st->hold, __ATOMIC_ACQUIRE) && !st->stop)
+			usleep(200);
+		__atomic_add_fetch(&st->in_read, 1, __ATOMIC_ACQ_REL);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
 			if (gone_errno(errno))
@@ -525,7 +535,8 @@ static void cycle_reader(int id)
 			close(fd);
 			bump(&st->reads);
 		}
-		usleep(50000 + rand_r(&seed) % 100000);
+		__atomic_sub_fetch(&st->in_read, 1, __ATOMIC_ACQ_REL);
+		usleep(rand_r(&seed) % 20000);
 	}
 }
 
@@ -544,8 +555,13 @@ static void kunit_loop(void)
 
 	signal(SIGTERM, SIG_IGN);
 	while (!st->stop) {
-		int fd = open(kunit_path, O_RDONLY | O_CLOEXEC);
+		int fd;
 		DIR *d;
+
+		while (__atomic_load_n(&st->hold, __ATOMIC_ACQUIRE) && !st->stop)
+			usleep(1000);
+		__atomic_store_n(&st->in_kunit, 1, __ATOMIC_RELEASE);
+		fd = open(kunit_path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
 			/* (a load that failed leaves nothing loaded) */
@@ -557,6 +573,7 @@ static void kunit_loop(void)
 				bump(&st->kunit_busy);
 			else
 				bump(&st->kunit_err);
+			__atomic_store_n(&st->in_kunit, 0, __ATOMIC_RELEASE);
 			usleep(2000);
 			continue;
 		}
@@ -578,6 +595,7 @@ static void kunit_loop(void)
 		while (syscall(SYS_delete_module, "hardprobe_kunit", O_NONBLOCK) &&
 		       errno != ENOENT)
 			usleep(1000);
+		__atomic_store_n(&st->in_kunit, 0, __ATOMIC_RELEASE);
 		/* the suites pin hardprobe while they run: room for the cycles */
 		sleep(KUNIT_PAUSE_S);
 	}
@@ -1458,7 +1476,16 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		while (done < cycles_wanted && time(NULL) <= until) {
-			int uerr = unload_module();
+			time_t w = time(NULL) + 5;
+			int uerr;
+
+			/* hold new reads and KUnit loads, let those under way end (5 s at most) */
+			__atomic_store_n(&st->hold, 1, __ATOMIC_RELEASE);
+			while ((__atomic_load_n(&st->in_read, __ATOMIC_ACQUIRE) ||
+				__atomic_load_n(&st->in_kunit, __ATOMIC_ACQUIRE)) && time(NULL) < w)
+				usleep(200);
+			uerr = unload_module();
+			__atomic_store_n(&st->hold, 0, __ATOMIC_RELEASE);
 
 			if (uerr) {
 				busy++;
