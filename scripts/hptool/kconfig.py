@@ -56,6 +56,28 @@ def cached_trees(version, cache=CACHE):
     return [p for _, p in sorted(out, reverse=True)]
 
 
+def _extract_once(tarball, path, what, say=None, check=None):
+    """@tarball extracted into @path (one level stripped) unless a finished extraction is
+    there: a .tmp directory first, renamed when whole (and when @check(tmp) passes)."""
+    if os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
+        return path
+    if say:
+        say("extract", "-", f"{what} into {path}")
+    tmp = path + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise Error(f"cannot extract {tarball}")
+    if check and not check(tmp):
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise Error(f"{tarball} holds no kernel tree (no Makefile with VERSION)")
+    shutil.rmtree(path, ignore_errors=True)
+    os.rename(tmp, path)
+    open(os.path.join(path, ".hardprobe-extracted"), "w").close()
+    return path
+
+
 def extract_tarball(tarball, say=None, cache=CACHE):
     """a kernel.org tarball (linux-X.Y.Z.tar.xz) extracted once into the cache: its path."""
     base = os.path.basename(tarball)
@@ -63,22 +85,7 @@ def extract_tarball(tarball, say=None, cache=CACHE):
     if not m:
         raise Error(f"KSRC={tarball}: not a kernel tarball (linux-<version>.tar.xz)")
     path = os.path.join(cache, "src", m.group(1))
-    if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
-        if say:
-            say("extract", "-", f"{base} into {path}")
-        tmp = path + ".tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise Error(f"cannot extract {tarball}")
-        if not tree_version(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise Error(f"{tarball} holds no kernel tree (no Makefile with VERSION)")
-        shutil.rmtree(path, ignore_errors=True)
-        os.rename(tmp, path)
-        open(os.path.join(path, ".hardprobe-extracted"), "w").close()
-    return path
+    return _extract_once(tarball, path, base, say, check=tree_version)
 
 
 def adopt_tree(tree, say=None, cache=CACHE):
@@ -218,18 +225,7 @@ def ksrc(say=None, version=None):
     p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
                        capture_output=True, text=True)
     ver = p.stdout if p.returncode == 0 and p.stdout else "unknown"
-    path = os.path.join(CACHE, "src", f"{pkg}-{ver}")
-    if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
-        if say:
-            say("extract", "-", f"{pkg} {ver} into {path}")
-        tmp = path + ".tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
-            raise Error(f"cannot extract {tarball}")
-        shutil.rmtree(path, ignore_errors=True)
-        os.rename(tmp, path)
-        open(os.path.join(path, ".hardprobe-extracted"), "w").close()
+    path = _extract_once(tarball, os.path.join(CACHE, "src", f"{pkg}-{ver}"), f"{pkg} {ver}", say)
     return path, f"debian:{pkg}:{ver}"
 
 
