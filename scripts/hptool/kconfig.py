@@ -56,26 +56,37 @@ def cached_trees(version, cache=CACHE):
     return [p for _, p in sorted(out, reverse=True)]
 
 
-def _extract_once(tarball, path, what, say=None, check=None):
-    """@tarball extracted into @path (one level stripped) unless a finished extraction is
-    there: a .tmp directory first, renamed when whole (and when @check(tmp) passes)."""
+def _into_cache(path, what, fill, say=None, verb="extract"):
+    """@path in the cache, filled once: unless a finished one is there, @fill(tmp) fills a
+    .tmp directory beside it (raising Error when it cannot), which is then renamed and
+    marked finished. "@verb @what into @path" is said first."""
     if os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
         return path
     if say:
-        say("extract", "-", f"{what} into {path}")
+        say(verb, "-", f"{what} into {path}")
     tmp = path + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        fill(tmp)
+    except Error:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise Error(f"cannot extract {tarball}")
-    if check and not check(tmp):
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise Error(f"{tarball} holds no kernel tree (no Makefile with VERSION)")
+        raise
     shutil.rmtree(path, ignore_errors=True)
     os.rename(tmp, path)
     open(os.path.join(path, ".hardprobe-extracted"), "w").close()
     return path
+
+
+def _untar(tarball, check=None):
+    """a @fill for _into_cache(): @tarball extracted one level stripped, then @check(tmp)."""
+    def fill(tmp):
+        os.makedirs(tmp)
+        if subprocess.run(["tar", "-xf", tarball, "-C", tmp, "--strip-components=1"]).returncode:
+            raise Error(f"cannot extract {tarball}")
+        if check and not check(tmp):
+            raise Error(f"{tarball} holds no kernel tree (no Makefile with VERSION)")
+    return fill
 
 
 def extract_tarball(tarball, say=None, cache=CACHE):
@@ -84,8 +95,8 @@ def extract_tarball(tarball, say=None, cache=CACHE):
     m = re.match(r"^(linux-[0-9][0-9.]*[0-9])\.tar(\.(xz|gz|bz2))?$", base)
     if not m:
         raise Error(f"KSRC={tarball}: not a kernel tarball (linux-<version>.tar.xz)")
-    path = os.path.join(cache, "src", m.group(1))
-    return _extract_once(tarball, path, base, say, check=tree_version)
+    return _into_cache(os.path.join(cache, "src", m.group(1)), base,
+                       _untar(tarball, check=tree_version), say)
 
 
 def adopt_tree(tree, say=None, cache=CACHE):
@@ -96,20 +107,11 @@ def adopt_tree(tree, say=None, cache=CACHE):
     if os.path.realpath(tree) == os.path.realpath(path):
         open(os.path.join(path, ".hardprobe-extracted"), "a").close()
         return path
-    if not os.path.isfile(os.path.join(path, ".hardprobe-extracted")):
-        if say:
-            say("copy", "-", f"{tree} ({v}) into {path}")
-        tmp = path + ".tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        if subprocess.run(["cp", "-a", os.path.join(tree, "."), tmp + "/"],
-                          capture_output=True).returncode and \
-                subprocess.run(["cp", "-a", tree, tmp]).returncode:
-            shutil.rmtree(tmp, ignore_errors=True)
+
+    def fill(tmp):
+        if subprocess.run(["cp", "-a", tree, tmp]).returncode:
             raise Error(f"cannot copy {tree} into {path}")
-        shutil.rmtree(path, ignore_errors=True)
-        os.rename(tmp, path)
-        open(os.path.join(path, ".hardprobe-extracted"), "w").close()
-    return path
+    return _into_cache(path, f"{tree} ({v})", fill, say, verb="copy")
 
 
 def merged_fragment(frags, top=TOP, extra=None, version=None):
@@ -225,7 +227,8 @@ def ksrc(say=None, version=None):
     p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
                        capture_output=True, text=True)
     ver = p.stdout if p.returncode == 0 and p.stdout else "unknown"
-    path = _extract_once(tarball, os.path.join(CACHE, "src", f"{pkg}-{ver}"), f"{pkg} {ver}", say)
+    path = _into_cache(os.path.join(CACHE, "src", f"{pkg}-{ver}"), f"{pkg} {ver}",
+                       _untar(tarball), say)
     return path, f"debian:{pkg}:{ver}"
 
 

@@ -400,6 +400,40 @@ def test_ktap():
           f"{len(want)} lines")
 
 
+def test_kver_tree():
+    """KVER=7.1: a kernel.org tarball or a tree named as KSRC= is kept in the cache
+    (src/linux-<version>) and found there later without KSRC=; none stops with the hint; a
+    tarball without a kernel tree leaves nothing behind."""
+    with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
+        tree = os.path.join(d, "linux-7.1.9")
+        os.makedirs(os.path.join(tree, "sub"))
+        with open(os.path.join(tree, "Makefile"), "w") as f:
+            f.write("VERSION = 7\nPATCHLEVEL = 1\nSUBLEVEL = 9\n")
+        subprocess.run(["tar", "-C", d, "-cJf", tree + ".tar.xz", "linux-7.1.9"], check=True)
+        os.makedirs(os.path.join(d, "bad"))
+        subprocess.run(["tar", "-C", d, "-cJf", os.path.join(d, "linux-7.1.7.tar.xz"), "bad"],
+                       check=True)
+
+        def ksrc(cache, src=None):
+            env = dict(os.environ, KVER="7.1", HARDPROBE_CACHE=os.path.join(d, cache),
+                       PYTHONPATH=SCRIPTS)
+            env.pop("KSRC", None)
+            if src:
+                env["KSRC"] = src
+            return subprocess.run([sys.executable, "-m", "hptool", "ksrc", "--kver", "env"],
+                                  capture_output=True, text=True, env=env)
+        got = [ksrc("c1", tree + ".tar.xz"), ksrc("c2", tree), ksrc("c2"), ksrc("c3"),
+               ksrc("c4", os.path.join(d, "linux-7.1.7.tar.xz"))]
+        want = [os.path.join(d, c, "src", "linux-7.1.9") for c in ("c1", "c2", "c2")]
+        ok = (all(f"HP_KSRC={w}\n" in g.stdout for g, w in zip(got, want)) and
+              os.path.isfile(os.path.join(want[1], "Makefile")) and
+              got[3].returncode and "pass KSRC=" in got[3].stderr and
+              got[4].returncode and "holds no kernel tree" in got[4].stderr and
+              not os.listdir(os.path.join(d, "c4", "src")))
+        check("kver-7.1-tree-in-cache", ok, " | ".join(
+            (g.stdout + g.stderr).strip().replace("\n", "; ")[-90:] for g in got))
+
+
 def test_ci_names():
     """the names Linaro's kselftest parser (KernelCI, LKFT) files results under: a SKIP's
     reason joins the name, so a reason that carries evidence makes a new name every run;
@@ -806,6 +840,7 @@ def main():
     test_expect()
     test_ktap()
     test_tally_findings()
+    test_kver_tree()
     test_ci_names()
     test_ci_names_recorded()
     test_kcidb()
