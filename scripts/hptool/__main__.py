@@ -76,8 +76,6 @@ def main(argv):
     elif cmd == "qemu":
         kvm, mte = opt(args, "--kvm", "no"), opt(args, "--mte", "")
         smp = opt(args, "--smp", "") or qemu.SMP_DEFAULT
-        if not str(smp).isdigit():
-            raise Error(f"--smp {smp}: a number of vCPUs")
         arch, kernel, initrd, cmdline = args
         sys.stdout.write(qemu.shell_array("HP_QEMU", qemu.command(
             arch, kernel, initrd, cmdline, kvm=kvm == "yes", mte=mte == "yes", smp=smp)))

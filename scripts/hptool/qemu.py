@@ -29,8 +29,8 @@ def image(arch):
 
 def command(arch, kernel, initrd, cmdline, kvm=False, mte=False, smp=SMP_DEFAULT):
     """the QEMU argv; kvm only where the record allows it, mte only where it has MTE."""
-    if not 1 <= int(smp) <= 8:
-        raise Error(f"vCPUs: {smp}: between 1 and 8 (the kernels' CONFIG_NR_CPUS)")
+    if not str(smp).isdigit() or not 1 <= int(smp) <= 8:
+        raise Error(f"vCPUs: {smp}: a number between 1 and 8 (the kernels' CONFIG_NR_CPUS)")
     r = record(arch)
     argv = [r.binary]
     machine = list(r.machine)

@@ -979,6 +979,30 @@ static void report_stuck(pid_t pid)
 }
 
 /*
+ * After the stop: the children that do not exit within @grace_s seconds
+ * are SIGKILLed (how many: *@killed), and those still running GRACE_S
+ * seconds later are reported; returns how many those are.
+ */
+static int stop_children(pid_t *pids, int n, int grace_s, int *killed)
+{
+	int i, left;
+
+	*killed = reap(pids, n, time(NULL) + grace_s);
+	if (!*killed)
+		return 0;
+	printf("# %d process(es) still running %d s after the stop: SIGKILL\n", *killed,
+	       grace_s);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	left = reap(pids, n, time(NULL) + GRACE_S);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			report_stuck(pids[i]);
+	return left;
+}
+
+/*
  * Findings in the kernel log; see the header comment. A "WARNING: CPU:"
  * block is hardprobe's when its first line names [hardprobe] code or, for a
  * warning in kernel code, when a frame of its trace is [hardprobe]'s or its
@@ -1231,7 +1255,7 @@ int main(int argc, char **argv)
 	long quota = 10000, cycles_wanted = 0, found, leaks = -1, leaks_all = 0;
 	int writers = 3, readers = 2, seconds = 120, opt, i, nproc = 0, stuck, fork_errno = 0;
 	int cycle_readers = 0;
-	int lockdep0, lockdep1, ko_fd = -1;
+	int lockdep0, lockdep1, ko_fd = -1, killed;
 	char marker[256], first[LINE], leak_first[LINE] = "", buf[64];
 	long warn0, warn1;
 	bool deadline = false, send_bad, reloads = false;
@@ -1378,18 +1402,7 @@ int main(int argc, char **argv)
 	       time(NULL) < t0 + seconds)
 		usleep(10000);
 	st->stop = 1;
-	stuck = reap(pids, nproc, time(NULL) + GRACE_S);
-	if (stuck) {
-		printf("# %d process(es) still running %d s after the stop: SIGKILL\n", stuck,
-		       GRACE_S);
-		for (i = 0; i < nproc; i++)
-			if (pids[i] > 0)
-				kill(pids[i], SIGKILL);
-		stuck = reap(pids, nproc, time(NULL) + GRACE_S);
-		for (i = 0; i < nproc; i++)
-			if (pids[i] > 0)
-				report_stuck(pids[i]);
-	}
+	stuck = stop_children(pids, nproc, GRACE_S, &killed);
 	result(!stuck, "fuzz_processes_exit", NULL, "");
 	restore_sysctls();
 	if (ko_path && access(HP_DIR "/probes", F_OK))
@@ -1502,14 +1515,7 @@ int main(int argc, char **argv)
 		}
 		st->stop = 1;
 		/* a KUnit load under way runs every suite: minutes on a debug kernel */
-		left = reap(pids, nc, time(NULL) + (kunit_path ? KUNIT_GRACE_S : GRACE_S));
-		for (i = 0; left && i < nc; i++)
-			if (pids[i] > 0)
-				kill(pids[i], SIGKILL);
-		if (left && reap(pids, nc, time(NULL) + GRACE_S))
-			for (i = 0; i < nc; i++)
-				if (pids[i] > 0)
-					report_stuck(pids[i]);
+		stop_children(pids, nc, kunit_path ? KUNIT_GRACE_S : GRACE_S, &left);
 		/* the KUnit module pins hardprobe: never left loaded, even after a SIGKILL */
 		for (i = 0; kunit_path && i < 100; i++) {
 			if (!syscall(SYS_delete_module, "hardprobe_kunit", O_NONBLOCK) ||
