@@ -19,7 +19,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench kaslr lkdtm matrix matrix-render intree ccprobe lint deps clean offcheck
+.PHONY: all modules run check check-debug bench kaslr lkdtm lava matrix matrix-render intree ccprobe lint deps clean offcheck
 
 all: modules
 
@@ -73,6 +73,11 @@ kaslr:
 lkdtm:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
 	@scripts/lkdtm.sh $(TARGET)
+
+# the LAVA job (lava/) run by Debian's lava-dispatcher alone, each result beside report.json's
+lava:
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@scripts/lava.sh $(TARGET)
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:

@@ -13,7 +13,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 || exit 1
+"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 --lava || exit 1
 hp_ksrc
 L=$HP_TOP/results/check.log
 mkdir -p "$HP_TOP/results"
@@ -34,6 +34,8 @@ hp_say host - "feature list of Documentation/hardprobe.rst against module/regist
 checked "host test_registry_doc" python3 "$HP_TOP/scripts/tests/test_registry_doc.py"
 hp_say host - "host tool (scripts/hptool): targets, QEMU command lines, outcome rules, expectation table"
 checked "host test_hptool" python3 "$HP_TOP/scripts/tests/test_hptool.py"
+hp_say host - "LAVA: the guest script, the jobs (lava-schema --strict), the device, the results against report.json"
+checked "host test_lava" python3 "$HP_TOP/scripts/tests/test_lava.py"
 hp_say host - "join with kernel-hardening-checker on a recorded k-h-c JSON and report.json"
 checked "host test_khc_join" python3 "$HP_TOP/scripts/tests/test_khc_join.py"
 hp_say host - "matrix renderer and make matrix's driver on recorded results; headless Chromium"
@@ -161,6 +163,20 @@ if [ -f "$schema" ]; then
 else
 	echo "check kcidb-schema: SKIP (no KCIDB schema at $schema: KCIDB_SCHEMA=<kcidb-io.schema.v5.3.json>)" | record
 fi
+
+# LAVA: the same kernels as a LAVA job, run by lava-dispatcher alone; each result must
+# equal report.json's outcome (lava-run needs root)
+for t in x86_64-gcc arm64-clang; do
+	if [ "$(id -u)" != 0 ]; then
+		echo "check lava-results-$t: SKIP (lava-run runs as root only)" | record
+		continue
+	fi
+	hp_say lava "$t" "the LAVA job (lava-run), each result beside report.json's"
+	"$HP_TOP/scripts/lava.sh" "$t" >"$HP_TOP/results/$t.lava.log" 2>&1
+	grep '^check \|^lava-run:' "$HP_TOP/results/$t.lava.log" | sed 's/^lava-run:/    lava-run:/' | record
+	grep -q '^check lava-results' "$HP_TOP/results/$t.lava.log" ||
+		echo "check lava-results-$t: FAIL (no result: $(tail -n 1 "$HP_TOP/results/$t.lava.log"))" | record
+done
 
 # KASLR across boots: the kernel's text must move between four one-probe guests
 hp_say kaslr x86_64-gcc "kaslr.text alone, four boots"

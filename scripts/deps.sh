@@ -10,6 +10,9 @@
 #             (debian: Debian 12's default 6.1; debian-6.12: the 6.12 series), unless one
 #             of that series is installed already; --debian alone means --debian=debian
 #   --kver=V  also linux-source-V, the reference kernels' source of that version (KVER=6.1)
+#   --lava    also LAVA's dispatcher (lava-run, lava-schema.py) and lavacli, without their
+#             recommends, and lava-server's device-type templates alone: Debian's package
+#             unpacked into the cache (installing it would pull Django and PostgreSQL)
 set -euo pipefail
 
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
@@ -21,10 +24,11 @@ pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils 
 # shellcheck disable=SC2206
 pkgs+=(${EXTRA_PKGS:-})
 . "$(dirname "$0")/lib.sh"
-arm64=no series=()
+arm64=no series=() lava=()
 for a in "$@"; do
 	case "$a" in
 	--arm64) arm64=yes ;;
+	--lava) lava=(lava-dispatcher lava-common lavacli python3-jinja2 python3-yaml) ;;
 	--debian) series+=(6.1) ;;
 	--kver=*)
 		case "${a#--kver=}" in
@@ -40,7 +44,7 @@ for a in "$@"; do
 		}
 		[ "$(hp_debian_arch "${a#--debian=}")" = amd64 ] || s=arm64:$s
 		series+=("$s") ;;
-	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V]" >&2; exit 2 ;;
+	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V] [--lava]" >&2; exit 2 ;;
 	esac
 done
 
@@ -59,23 +63,47 @@ for s in ${series[@]+"${series[@]}"}; do
 	pkgs+=($dp)
 done
 
-missing=()
-for p in "${pkgs[@]}"; do
+installed() {
+	local st
 	# the answer is captured first: a "| grep -q" under pipefail fails when the writer
 	# is still writing after grep has matched (SIGPIPE)
-	st=$(dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null || true)
-	[[ "$st" == *"install ok installed"* ]] || missing+=("$p")
+	st=$(dpkg-query -W -f '${Status}\n' "$1" 2>/dev/null || true)
+	[[ "$st" == *"install ok installed"* ]]
+}
+missing=() lmissing=()
+for p in "${pkgs[@]}"; do
+	installed "$p" || missing+=("$p")
 done
+for p in ${lava[@]+"${lava[@]}"}; do
+	installed "$p" || lmissing+=("$p")
+done
+# lava-server's device-type templates (qemu.jinja2), for make lava's device dictionary
+LT=$HP_CACHE/lava/server
+lava_templates() {
+	[ ${#lava[@]} != 0 ] && [ ! -f "$LT/usr/share/lava-server/device-types/qemu.jinja2" ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "hardprobe: lava-server's device-type templates are missing; run as root: scripts/deps.sh --lava" >&2
+		return 1
+	fi
+	echo "hardprobe: unpacking lava-server's device-type templates into $LT" >&2
+	rm -rf "$LT.tmp" && mkdir -p "$LT.tmp" &&
+		(cd "$LT.tmp" && apt-get download -qq lava-server 2>/dev/null && dpkg-deb -x lava-server_*.deb x) &&
+		rm -rf "$LT" && mv "$LT.tmp/x" "$LT" && rm -rf "$LT.tmp" || {
+		echo "hardprobe: could not fetch lava-server (apt-get download lava-server; apt-get update?)" >&2
+		return 1
+	}
+}
 need_arm64=no
 if [ $arm64 = yes ] && ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
 	need_arm64=yes
 fi
-[ ${#missing[@]} = 0 ] && [ $need_arm64 = no ] && exit 0
+[ ${#missing[@]} = 0 ] && [ ${#lmissing[@]} = 0 ] && [ $need_arm64 = no ] && { lava_templates; exit; }
 
 cmd="apt-get update && apt-get install -y ${missing[*]}"
+[ ${#lmissing[@]} = 0 ] || cmd+=" && apt-get install -y --no-install-recommends ${lmissing[*]}"
 [ $need_arm64 = yes ] && cmd="dpkg --add-architecture arm64 && $cmd"
 if [ "$(id -u)" != 0 ]; then
-	echo "hardprobe: missing Debian packages: ${missing[*]:-none}${need_arm64/yes/ (and the arm64 package architecture)}" >&2
+	echo "hardprobe: missing Debian packages: ${missing[*]:-}${lmissing[*]:+ ${lmissing[*]}}${need_arm64/yes/ (and the arm64 package architecture)}" >&2
 	echo "hardprobe: run as root:  $cmd" >&2
 	exit 1
 fi
@@ -91,3 +119,10 @@ if [ ${#missing[@]} != 0 ]; then
 		exit 1
 	}
 fi
+if [ ${#lmissing[@]} != 0 ]; then
+	apt-get install -y -qq --no-install-recommends "${lmissing[@]}" >/dev/null || {
+		echo "hardprobe: apt-get install failed; the command was: $cmd" >&2
+		exit 1
+	}
+fi
+lava_templates

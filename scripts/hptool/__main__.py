@@ -22,6 +22,14 @@
                                 to LOG (--write-manifest: LOG's names into FILE)
   kcidb REPORT_JSON [-o FILE] [--check SCHEMA]  a KCIDB v5.3 submission of a run (checkout,
                                 build, a test per feature and per probe); --check: validated
+  lava-job ARCH TARGET KERNEL_URL RAMDISK_URL PROBES [--params P] [--smp N] [--machine M]
+           [--append KERNEL_PARAMS]
+                                hardprobe's LAVA job (lava/job-ARCH.yaml.jinja2); PROBES: the
+                                module's probes file (its panicking probes get a boot each)
+  lava-device ARCH [--smp N] [--machine M] [-d DICT]  the device YAML of a qemu device
+                                (lava-server's templates); -d: the dictionary written there too
+  lava-compare LAVA_LOG REPORT_JSON  each feature's and probe's LAVA result (lava-run's
+                                log) beside report.json's outcome; exit 1 on a difference
   ci-names DIR_A DIR_B [--label L]   "check" lines: the result names a CI system (Linaro's
                                 kselftest parser) makes of each KTAP file of two guests agree
   findings LOG [REPORT_JSON] [--stress yes]  "N first-finding" of a debug kernel's log
@@ -42,7 +50,7 @@ import os
 import sys
 
 from . import CACHE, Error, say
-from . import expect, findings, kcidb, kconfig, ktap, objdeps, offvariants, qemu, symbols, tally, targets
+from . import expect, findings, kcidb, kconfig, ktap, lava, objdeps, offvariants, qemu, symbols, tally, targets
 
 
 def opt(args, name, default=None):
@@ -155,6 +163,28 @@ def main(argv):
                   f"{len(sub['tests'])} tests, KCIDB {sub['version']['major']}."
                   f"{sub['version']['minor']}{': ' + '; '.join(errs[:3]) if errs else ''})")
             return 1 if errs else 0
+    elif cmd == "lava-job":
+        params, smp, machine = opt(args, "--params", ""), opt(args, "--smp", "2"), opt(args, "--machine")
+        append = opt(args, "--append", "")
+        arch, target, kurl, rurl, probes = args
+        sys.stdout.write(lava.job(arch, target, kurl, rurl, open(probes).read(), params=params,
+                                  smp=smp, machine=machine, append=append))
+    elif cmd == "lava-device":
+        smp, machine, dict_out = opt(args, "--smp", "2"), opt(args, "--machine"), opt(args, "-d")
+        d = lava.device_dictionary(args[0], smp=smp, machine=machine)
+        if dict_out:
+            with open(dict_out, "w") as f:
+                f.write(d)
+        sys.stdout.write(lava.render_device(d, lava.device_types()))
+    elif cmd == "lava-compare":
+        lines, bad, extra = lava.compare(args[0], args[1])
+        print("\n".join("    " + ln for ln in lines))
+        n = sum(1 for ln in lines if not ln.startswith("n/a"))
+        print(f"check lava-results: {'FAIL' if bad else 'ok'} ({n - bad} of {n} LAVA results equal "
+              f"report.json's outcome{f', {bad} differ' if bad else ''}; "
+              f"{len(lines) - n} not in LAVA: a panicking probe's feature; {len(extra)} more "
+              "LAVA results: the insmod step and the runner's own checks)")
+        return 1 if bad else 0
     elif cmd == "ci-names":
         # the result names a CI system files two runs under are the same
         label, bad = opt(args, "--label", "") or "ci-names", 0
