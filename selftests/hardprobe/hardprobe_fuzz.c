@@ -438,11 +438,16 @@ static void reader(int id)
 		int fd;
 
 		snprintf(path, sizeof(path), HP_DIR "/%s", names[i % ARRAY_SIZE(names)]);
+		while (__atomic_load_n(&st->hold, __ATOMIC_ACQUIRE) && !st->stop)
+			usleep(200);
+		__atomic_add_fetch(&st->in_read, 1, __ATOMIC_ACQ_REL);
 		if (st->inflight)
 			bump(&st->read_inflight);
 		fd = open(path, flags);
 		if (fd < 0) {
 			int e = errno;
+
+			__atomic_sub_fetch(&st->in_read, 1, __ATOMIC_ACQ_REL);
 
 			if (e == EINTR)
 				bump(&st->read_eintr);
@@ -462,22 +467,49 @@ static void reader(int id)
 		else if (!gone_errno(-n))
 			unexpected(&st->read_other, -n, "%s read", r_way_name[way]);
 		close(fd);
+		__atomic_sub_fetch(&st->in_read, 1, __ATOMIC_ACQ_REL);
 		bump(&st->reads);
 		bump(&st->r_way[way]);
 		usleep(20000);	/* leave the loader a window */
 	}
 }
 
+/*
+ * Unloads race the readers; after STORM_TRIES_BUSY refusals in a row (on many
+ * vCPUs the readers, each running every safe probe, never leave the module
+ * idle) the loader holds new reads, waits for those under way
+ * (STORM_HOLD_S at most: a report read runs every safe probe) and unloads.
+ */
+#define STORM_TRIES_BUSY	200
+#define STORM_HOLD_S		30
+
 static void loader(void)
 {
-	while (!st->stop) {
-		int err = unload_module();
+	int busy = 0;
 
+	while (!st->stop) {
+		int err;
+
+		if (busy >= STORM_TRIES_BUSY) {
+			time_t w = time(NULL) + STORM_HOLD_S;
+
+			__atomic_store_n(&st->hold, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&st->in_read, __ATOMIC_ACQUIRE) &&
+			       time(NULL) < w && !st->stop)
+				usleep(200);
+			err = unload_module();
+			__atomic_store_n(&st->hold, 0, __ATOMIC_RELEASE);
+			busy = 0;
+		} else {
+			err = unload_module();
+		}
 		if (err) {
 			bump(&st->cycle_busy);
+			busy++;
 			usleep(200);
 			continue;
 		}
+		busy = 0;
 		usleep(500);
 		while ((err = load_module()) == -EBUSY || err == -EINTR)
 			usleep(100);
@@ -1403,6 +1435,9 @@ int main(int argc, char **argv)
 		usleep(10000);
 	st->stop = 1;
 	stuck = stop_children(pids, nproc, GRACE_S, &killed);
+	/* a reader killed in a read left its count */
+	st->in_read = 0;
+	st->hold = 0;
 	result(!stuck, "fuzz_processes_exit", NULL, "");
 	restore_sysctls();
 	if (ko_path && access(HP_DIR "/probes", F_OK))
