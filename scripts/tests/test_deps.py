@@ -93,6 +93,43 @@ def test_file_is_static():
         check("deps-dynamic-busybox-not-static", p.stdout.strip() == "dynamic", f"(got {p.stdout.strip()!r})")
 
 
+def test_lava_install():
+    """deps.sh --lava on a machine with everything but LAVA (stand-in dpkg-query, id,
+    apt-get, dpkg-deb, dpkg): as a user, the exact command, LAVA's packages without their
+    recommends; as root, that install, and lava-server's templates unpacked into the
+    cache, not installed; a second run finds them and installs nothing."""
+    with tempfile.TemporaryDirectory(prefix="hp-deps-") as d:
+        log = os.path.join(d, "log")
+        stand_in(d, "dpkg-query", "#!/bin/sh\ncase \"$4\" in lava*|python3-jinja2|python3-yaml) "
+                 "[ -f %s/lava-installed ] || exit 1 ;; esac\necho 'install ok installed'\n" % d)
+        stand_in(d, "dpkg", "#!/bin/sh\necho arm64\n")
+        stand_in(d, "id", "#!/bin/sh\necho ${HP_UID:-1000}\n")
+        stand_in(d, "apt-get", "#!/bin/sh\necho \"apt-get $*\" >>%s\n"
+                 "case \"$*\" in *install*lava-dispatcher*) touch %s/lava-installed ;; "
+                 "*download*lava-server*) touch lava-server_2023.01-2_all.deb ;; esac\n" % (log, d))
+        stand_in(d, "dpkg-deb", "#!/bin/sh\necho \"dpkg-deb $*\" >>%s\n"
+                 "mkdir -p \"$3/usr/share/lava-server/device-types\" && "
+                 "touch \"$3/usr/share/lava-server/device-types/qemu.jinja2\"\n" % log)
+        cache = os.path.join(d, "cache")
+        env = dict(os.environ, PATH=d + ":" + os.environ["PATH"], HARDPROBE_CACHE=cache)
+        deps = os.path.join(SCRIPTS, "deps.sh")
+        p = subprocess.run(["bash", deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
+        user_ok = p.returncode != 0 and "--no-install-recommends lava-dispatcher" in p.stderr and \
+            not os.path.exists(log)
+        env["HP_UID"] = "0"
+        p = subprocess.run(["bash", deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
+        calls = open(log).read() if os.path.exists(log) else ""
+        tpl = os.path.join(cache, "lava/server/usr/share/lava-server/device-types/qemu.jinja2")
+        root_ok = p.returncode == 0 and "install -y -qq --no-install-recommends lava-dispatcher" in calls \
+            and "download -qq lava-server" in calls and os.path.isfile(tpl) and \
+            not re.search(r"install\b.*\blava-server", calls)
+        os.remove(log)
+        p = subprocess.run(["bash", deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
+        again_ok = p.returncode == 0 and not os.path.exists(log)
+        check("deps-lava-install", user_ok and root_ok and again_ok,
+              f"(user {user_ok}, root {root_ok}, second run {again_ok}: {calls.strip()[:200]!r})")
+
+
 # under pipefail, a pipeline whose reader stops early (grep -q, grep -m, head, sed Nq)
 # fails whenever the writer is still writing: capture the answer first, then match it
 EARLY = re.compile(r"\|\s*(grep\s+(-\w*[qm]\w*|--quiet|--max-count)\b|head\b|sed\s+-n\s+\S*q)")
@@ -117,6 +154,7 @@ def test_pipefail_audit():
 def main():
     test_debian_pkgs()
     test_file_is_static()
+    test_lava_install()
     test_pipefail_audit()
     sys.exit(0 if all(results) else 1)
 
