@@ -5,6 +5,7 @@
 # `scripts/intree.sh`; then in that tree:
 #   tools/testing/kunit/kunit.py run --kunitconfig=drivers/misc/hardprobe --arch=x86_64
 #   make -C tools/testing/selftests TARGETS=hardprobe (build) and run_tests
+#   ... gen_tar (the kselftest tarball of KernelCI's kbuild), its run_kselftest.sh in a guest
 #   make kselftest-merge on a defconfig picks up selftests/hardprobe/config
 # Prints "check intree <what>: ok|FAIL" lines.
 set -uo pipefail
@@ -79,6 +80,63 @@ if grep -qE '^(not )?ok [0-9]+ selftests: hardprobe: hardprobe_test' "$L/kselfte
 	echo "check intree kselftest-run_tests: ok ($(grep -m 1 -E 'selftests: hardprobe: hardprobe_test' "$L/kselftest-run.log"))"
 else
 	echo "check intree kselftest-run_tests: FAIL ($(tail -n 1 "$L/kselftest-run.log"))"
+fi
+
+# the kselftest tarball the way KernelCI's kbuild makes it (gen_tar for TARGETS=hardprobe),
+# then that tarball's own run_kselftest.sh in a guest of the bench's x86_64-gcc kernel (the
+# same 6.12) with the module loaded: a CI lab's run, on a ramdisk with busybox and the C
+# library the programs are linked against
+TI=$L/kselftest-install
+rm -rf "$TI"
+tarball=$TI/kselftest-packages/kselftest.tar.gz
+if make -C "$T/tools/testing/selftests" TARGETS=hardprobe O="$L/kselftest" KSFT_INSTALL_PATH="$TI" \
+	FORMAT=.gz gen_tar >"$L/kselftest-tar.log" 2>&1 && [ -f "$tarball" ] &&
+   list=$(tar tzf "$tarball") && grep -qx './run_kselftest.sh' <<<"$list" &&
+   grep -qx './hardprobe/hardprobe_test' <<<"$list" && grep -qx './hardprobe/settings' <<<"$list"; then
+	echo "check intree kselftest-gen_tar: ok ($(du -k "$tarball" | cut -f1) KiB, $(grep -c '^./hardprobe/.' <<<"$list") files of hardprobe)"
+else
+	echo "check intree kselftest-gen_tar: FAIL ($(tail -n 1 "$L/kselftest-tar.log"))"
+	tarball=
+fi
+G=$HP_TOP/results/x86_64-gcc
+B=$(sed -n 's/^build_dir: //p' "$G/build-info.txt" 2>/dev/null)
+ko=$HP_TOP/results/.build/x86_64-gcc
+if [ -z "$tarball" ]; then
+	echo "check intree kselftest-tarball-guest: FAIL (no tarball)"
+elif [ ! -f "$ko/hardprobe.ko" ] || [ ! -f "$B/arch/x86/boot/bzImage" ]; then
+	echo "check intree kselftest-tarball-guest: SKIP (no x86_64-gcc run in this checkout: make run first)"
+else
+	X=$L/kselftest-guest
+	rm -rf "$X" && mkdir -p "$X/root/kselftest" "$X/root/usr/bin"
+	tar xzf "$tarball" -C "$X/root/kselftest"
+	# the programs' shared libraries and loader, as on the build host
+	for f in "$X"/root/kselftest/hardprobe/hardprobe_*; do
+		ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
+	done | sort -u | while read -r lib; do
+		mkdir -p "$X/root$(dirname "$lib")" && cp -L "$lib" "$X/root$lib"
+	done
+	# runner.sh calls /usr/bin/timeout --foreground: busybox's timeout has no such option
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh
+[ "$1" = --foreground ] && shift
+exec /bin/busybox timeout "$@"
+' >"$X/root/usr/bin/timeout"
+	chmod +x "$X/root/usr/bin/timeout"
+	"$HP_TOP/scripts/initramfs.sh" x86_64 "$ko" "$ko/hardprobe_test" "$X/initramfs.cpio.gz" "$X/root"
+	hp_qemu x86_64 "$B/arch/x86/boot/bzImage" "$X/initramfs.cpio.gz" \
+		"panic=-1 tsc=unstable hardprobe.target=x86_64-gcc hardprobe.mode=kselftest"
+	hp_say intree x86_64-gcc "the kselftest tarball's run_kselftest.sh in a guest"
+	timeout 1200 "${HP_QEMU[@]}" </dev/null >"$X/console.log" 2>&1
+	out=$(tr -d '\r' <"$X/console.log" |
+		sed -n '/^----- hardprobe:file kselftest.txt -----$/,/^----- hardprobe:end kselftest.txt -----$/p')
+	ran=$(grep -cE '^(not )?ok [0-9]+ selftests: hardprobe: hardprobe_' <<<"$out")
+	bad=$(grep -cE '^not ok [0-9]+ selftests: hardprobe' <<<"$out")
+	probes=$(grep -cE '^# (not )?ok [0-9]+ [a-z0-9_]+\.[a-z0-9_]+' <<<"$out")
+	if [ "$ran" = 3 ] && [ "$bad" = 0 ] && [ "$probes" -gt 100 ]; then
+		echo "check intree kselftest-tarball-guest: ok (run_kselftest.sh -c hardprobe: 3 programs ok, $probes probe results)"
+	else
+		echo "check intree kselftest-tarball-guest: FAIL ($ran programs reported, $bad not ok, $probes probe results; see $X/console.log)"
+	fi
 fi
 
 # kselftest-merge picks up our config fragment

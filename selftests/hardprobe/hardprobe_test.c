@@ -555,6 +555,13 @@ int main(int argc, char **argv)
 			return fprintf(stderr, "usage: %s [-s] [-t s] [name...]\n", argv[0]), 1;
 	}
 	hp_print_header();
+	/*
+	 * built with the kernel (CONFIG_HARDPROBE=m, the kselftest config fragment) and
+	 * not loaded yet, as in a CI lab's kselftest run: load it the way the kernel's
+	 * other kselftests load their modules
+	 */
+	if (load_probes() && !system("modprobe -q hardprobe 2>/dev/null"))
+		printf("# hardprobe was not loaded: modprobe hardprobe\n");
 	if (load_probes())
 		ksft_exit_skip("%s not found: load hardprobe.ko, mount debugfs, run as root\n",
 			       HP_DIR);
