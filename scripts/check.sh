@@ -151,6 +151,8 @@ case " ${CHECK_VARIANTS:-x86-boot} " in
 	hp_say host x86_64-gcc "CI result names of two runs (x86_64-gcc, x86-boot variant)"
 	checked "x86_64-gcc ci-names" hp_tool ci-names "$HP_TOP/results/x86_64-gcc" \
 		"$HP_TOP/results/off/x86-boot/x86_64-gcc" --label "x86_64-gcc ci-names"
+	checked "x86_64-gcc kcidb-paths" hp_tool kcidb "$HP_TOP/results/x86_64-gcc/report.json" \
+		--same-paths "$HP_TOP/results/off/x86-boot/x86_64-gcc/report.json"
 	;;
 esac
 

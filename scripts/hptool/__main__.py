@@ -20,8 +20,10 @@
                                 "N passed, N failed" ("N skipped" before it); exit 1 on any
                                 failure; each name of FILE that LOG lacks is a failure, added
                                 to LOG (--write-manifest: LOG's names into FILE)
-  kcidb REPORT_JSON [-o FILE] [--check SCHEMA]  a KCIDB v5.3 submission of a run (checkout,
-                                build, a test per feature and per probe); --check: validated
+  kcidb REPORT_JSON [-o FILE] [--check SCHEMA] [--same-paths REPORT_JSON]  a KCIDB v5.3
+                                submission of a run (checkout, build, a test per feature and
+                                per probe); --check: validated; --same-paths: another run's
+                                test paths must be the same ("check" line)
   lava-job ARCH TARGET KERNEL_URL RAMDISK_URL PROBES [--params P] [--smp N] [--machine M]
            [--append KERNEL_PARAMS]
                                 hardprobe's LAVA job (lava/job-ARCH.yaml.jinja2); PROBES: the
@@ -149,8 +151,13 @@ def main(argv):
         return objdeps.main(args[0])
     elif cmd == "kcidb":
         # a KCIDB v5.3 submission of a run; --check SCHEMA: validated ("check" lines)
-        out, schema = opt(args, "-o"), opt(args, "--check")
+        out, schema, other = opt(args, "-o"), opt(args, "--check"), opt(args, "--same-paths")
         sub = kcidb.submission(args[0])
+        if other:
+            # two runs of one target: the same test paths (a CI system's result history)
+            same, detail = kcidb.same_paths(sub, kcidb.submission(other))
+            print(f"check kcidb-paths-two-runs: {'ok' if same else 'FAIL'} ({detail})")
+            return 0 if same else 1
         text = json.dumps(sub, indent=1) + "\n"
         if out:
             with open(out, "w") as f:

@@ -133,6 +133,16 @@ def submission(report_path):
             "tests": tests}
 
 
+def same_paths(sub_a, sub_b):
+    """(same, detail): two submissions hold the same test paths (two runs of a target:
+    a CI system's result history must go on under the same names)."""
+    a, b = ({t["path"] for t in s["tests"]} for s in (sub_a, sub_b))
+    if a == b:
+        return True, f"{len(a)} test paths in both, the same"
+    diff = sorted(a ^ b)
+    return False, f"{len(a)} and {len(b)} test paths, {len(diff)} in one only: {', '.join(diff[:3])}"
+
+
 def validate(sub, schema_path):
     """the schema errors of @sub (a list of strings), by Draft 7 with its format checker,
     and the writer's own timestamp check; raises Error without jsonschema."""

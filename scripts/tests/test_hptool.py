@@ -522,6 +522,11 @@ def test_kcidb():
         "hardprobe.c": "PASS", "hardprobe.c.smash": "PASS", "hardprobe.d": "ERROR",
         "hardprobe.d.gap": "SKIP", "hardprobe.d.err": "ERROR"} and
         all(t["build_id"] == sub["builds"][0]["id"] for t in sub["tests"]), repr(got))
+    other = json.loads(json.dumps(sub))
+    same, _ = kcidb.same_paths(sub, other)
+    other["tests"][-1]["path"] += "_x"
+    differ, detail = kcidb.same_paths(sub, other)
+    check("kcidb-same-paths", same and not differ and "hardprobe.d.err_x" in detail, detail)
     try:
         kcidb.timestamp(0)
         bad_clock = ""
