@@ -277,11 +277,11 @@ def main(argv):
     render(FIXTURES, os.path.join(tmp, "readme"))
     full = open(os.path.join(tmp, "readme", "matrix.md")).read()
     table = full[full.index("| feature"):].split("\n\n")[0]
-    readme = open(os.path.join(os.path.dirname(SCRIPTS), "README.md")).read()
+    readme = open(os.path.join(os.path.dirname(SCRIPTS), "Documentation", "bench.md")).read()
     m = re.search(r"<!-- matrix:begin -->\n(.*?)\n<!-- matrix:end -->", readme, re.S)
     check("readme-matrix-current", m is not None and m.group(1).strip() == table.strip(),
           "" if m and m.group(1).strip() == table.strip() else
-          "README.md's matrix differs from matrix.py on scripts/tests/matrix: paste the table of results/matrix.md")
+          "Documentation/bench.md's matrix differs from matrix.py on scripts/tests/matrix: paste the table of results/matrix.md")
 
     # 2. with a bench.json, a compiler.json and a target whose run failed
     rdir = os.path.join(tmp, "results")
