@@ -30,8 +30,10 @@
                                 module's probes file (its panicking probes get a boot each)
   lava-device ARCH [--smp N] [--machine M] [-d DICT]  the device YAML of a qemu device
                                 (lava-server's templates); -d: the dictionary written there too
-  lava-compare LAVA_LOG REPORT_JSON  each feature's and probe's LAVA result (lava-run's
-                                log) beside report.json's outcome; exit 1 on a difference
+  lava-compare LAVA_LOG REPORT_JSON [--server]  each feature's and probe's LAVA result
+                                (lava-run's log; --server: a server's, lavacli results --yaml)
+                                beside report.json's outcome; exit 1 on a difference
+  lava-server-job JOB_YAML      the job as a lava-server 2023.01 takes it (make lava-lab)
   ci-names DIR_A DIR_B [--label L]   "check" lines: the result names a CI system (Linaro's
                                 kselftest parser) makes of each KTAP file of two guests agree
   findings LOG [REPORT_JSON] [--stress yes]  "N first-finding" of a debug kernel's log
@@ -183,8 +185,13 @@ def main(argv):
             with open(dict_out, "w") as f:
                 f.write(d)
         sys.stdout.write(lava.render_device(d, lava.device_types()))
+    elif cmd == "lava-server-job":
+        with open(args[0]) as f:
+            sys.stdout.write(lava.server_job(f.read()))
     elif cmd == "lava-compare":
-        lines, bad, extra = lava.compare(args[0], args[1])
+        server = "--server" in args
+        args = [a for a in args if a != "--server"]
+        lines, bad, extra = lava.compare(args[0], args[1], server=server)
         print("\n".join("    " + ln for ln in lines))
         n = sum(1 for ln in lines if not ln.startswith("n/a"))
         print(f"check lava-results: {'FAIL' if bad else 'ok'} ({n - bad} of {n} LAVA results equal "

@@ -128,13 +128,71 @@ def results(path):
             raise Error(f"{path}: a result line that is not YAML: {e}") from None
         if not isinstance(r, dict):
             continue
-        definition = re.sub(r"^\d+_", "", str(r.get("definition") or ""))
-        if not definition.startswith("hardprobe"):
+        name = _name(r)
+        if name is None:
             continue       # LAVA's own steps (deploy, boot, the job), definition "lava"
-        name = ".".join([definition] + ([str(r["set"])] if r.get("set") else []) + [str(r.get("case"))])
         if name in out:
             raise Error(f"{path}: two results named {name}")
         out[name] = r.get("result")
+    return out
+
+
+def _name(r):
+    """a result's name (the module doc) of its definition, set and case; None for LAVA's
+    own. A server's interactive step is "hardprobe-<feature>" (server_job)."""
+    definition = re.sub(r"^\d+_", "", str(r.get("definition") or ""))
+    if not definition.startswith("hardprobe"):
+        return None
+    definition = re.sub(r"^hardprobe-", "hardprobe.", definition)
+    return ".".join([definition] + ([str(r["set"])] if r.get("set") else []) + [str(r.get("case"))])
+
+
+def server_job(job_text):
+    """the job as a lava-server 2023.01 takes it (make lava-lab): its submission schema
+    (lava_scheduler_app/schema.py) refuses what lava-run and lava-schema.py accept: an
+    inline definition's "params" (the values become the first lines of its run steps, as
+    the dispatcher writes them into run.sh) and a dot in an interactive step's name
+    ("hardprobe.<feature>" becomes "hardprobe-<feature>"; _name turns it back)."""
+    import shlex
+    import yaml
+    data = yaml.safe_load(job_text)
+    for action in data.get("actions") or []:
+        test = action.get("test") or {}
+        for d in test.get("definitions") or []:
+            repo = d.get("repository")
+            if isinstance(repo, dict) and "params" in repo:
+                steps = [f"{k}={shlex.quote(str(v))}" for k, v in repo.pop("params").items()]
+                repo.setdefault("run", {})["steps"] = steps + list(repo.get("run", {}).get("steps") or [])
+        for step in test.get("interactive") or []:
+            step["name"] = re.sub(r"^hardprobe\.", "hardprobe-", str(step.get("name")))
+            if not re.match(r"^[A-Za-z0-9_-]+$", step["name"]):
+                raise Error(f"interactive step {step['name']!r}: a server refuses its name")
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=200)
+
+
+def server_results(path):
+    """{name: result} of a job's results as a server gives them (lavacli results --yaml
+    JOB: a list of test cases, each with the dispatcher's definition, set, case and
+    result in its metadata); the names as results() makes them of lava-run's log."""
+    import yaml
+    try:
+        with open(path, errors="replace") as f:
+            cases = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError) as e:
+        raise Error(f"{path}: {e}") from None
+    if not isinstance(cases, list):
+        raise Error(f"{path}: not a list of test cases (lavacli results --yaml)")
+    out = {}
+    for c in cases:
+        meta = c.get("metadata") if isinstance(c, dict) else None
+        if not isinstance(meta, dict):
+            continue
+        name = _name(meta)
+        if name is None:
+            continue
+        if name in out:
+            raise Error(f"{path}: two results named {name}")
+        out[name] = c.get("result")
     return out
 
 
@@ -148,13 +206,14 @@ def joined(report_json):
             if any(p.get("kind") == "panic" for p in f.get("probes") or [])}
 
 
-def compare(lava_log, report_json):
+def compare(lava_log, report_json, server=False):
     """(lines, differences, extra names): each KCIDB test of the report beside its LAVA
     result, the same status expected; extra: LAVA results that are not KCIDB tests (the
-    insmod step, the runner's own checks)."""
+    insmod step, the runner's own checks). server: lava_log is a server's results
+    (server_results), not lava-run's log."""
     want = {t["path"]: (STATUS[t["status"]], t["misc"].get("outcome"))
             for t in kcidb.submission(report_json)["tests"]}
-    got, skip = results(lava_log), joined(report_json)
+    got, skip = (server_results if server else results)(lava_log), joined(report_json)
     lines, bad = [], 0
     for path, (status, outcome) in want.items():
         res = got.get(path)
