@@ -19,7 +19,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
 
-.PHONY: all modules run check check-debug bench kaslr lkdtm lava matrix matrix-render intree ccprobe lint deps clean offcheck
+.PHONY: all modules run check check-debug bench kaslr lkdtm lava lava-lab matrix matrix-render intree ccprobe lint deps clean offcheck
 
 all: modules
 
@@ -78,6 +78,12 @@ lkdtm:
 lava:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
 	@scripts/lava.sh $(TARGET)
+
+# a LAVA lab on this machine (lava-server, PostgreSQL, lava-worker; no systemd): make lava's
+# job submitted with lavacli, its results read back through the server's API
+lava-lab:
+	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@scripts/lava-lab.sh $(TARGET)
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:

@@ -3,7 +3,7 @@
 # hardprobe: install the Debian packages the bench needs (Debian 12). As root it runs
 # apt-get; otherwise it prints the exact command and fails. No other downloads.
 # (chromium: make check looks at the matrix HTML in headless Chromium.)
-# usage: deps.sh [--arm64] [--debian[=TARGET]]...
+# usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V] [--lava] [--lava-server]
 #   --arm64   also enables the arm64 package architecture, for the guest's
 #             busybox-static:arm64, fetched later into the cache
 #   --debian=TARGET  also the stock Debian amd64 kernel of that target with its headers
@@ -13,6 +13,9 @@
 #   --lava    also LAVA's dispatcher (lava-run, lava-schema.py) and lavacli, without their
 #             recommends, and lava-server's device-type templates alone: Debian's package
 #             unpacked into the cache (installing it would pull Django and PostgreSQL)
+#   --lava-server  also lava-server itself and PostgreSQL, without recommends (make
+#             lava-lab); its postinst creates no database while no PostgreSQL answers on
+#             the default port, and starts nothing without systemd
 set -euo pipefail
 
 pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils kmod
@@ -24,11 +27,12 @@ pkgs=(make gcc-12 libc6-dev perl python3 rsync bc flex bison cpio gzip xz-utils 
 # shellcheck disable=SC2206
 pkgs+=(${EXTRA_PKGS:-})
 . "$(dirname "$0")/lib.sh"
-arm64=no series=() lava=()
+arm64=no series=() lava=() server=()
 for a in "$@"; do
 	case "$a" in
 	--arm64) arm64=yes ;;
 	--lava) lava=(lava-dispatcher lava-common lavacli python3-jinja2 python3-yaml) ;;
+	--lava-server) server=(lava-server postgresql) ;;
 	--debian) series+=(6.1) ;;
 	--kver=*)
 		case "${a#--kver=}" in
@@ -44,7 +48,7 @@ for a in "$@"; do
 		}
 		[ "$(hp_debian_arch "${a#--debian=}")" = amd64 ] || s=arm64:$s
 		series+=("$s") ;;
-	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V] [--lava]" >&2; exit 2 ;;
+	*) echo "usage: deps.sh [--arm64] [--debian[=TARGET]]... [--kver=V] [--lava] [--lava-server]" >&2; exit 2 ;;
 	esac
 done
 
@@ -74,7 +78,7 @@ missing=() lmissing=()
 for p in "${pkgs[@]}"; do
 	installed "$p" || missing+=("$p")
 done
-for p in ${lava[@]+"${lava[@]}"}; do
+for p in ${lava[@]+"${lava[@]}"} ${server[@]+"${server[@]}"}; do
 	installed "$p" || lmissing+=("$p")
 done
 # lava-server's device-type templates (qemu.jinja2), for make lava's device dictionary
