@@ -125,6 +125,9 @@ HP_REGISTRY(slab_free, slab_free, "heap and object integrity",
 HP_REGISTRY(kmalloc_random, heap_layout, "heap and object integrity",
 	    "Randomized kmalloc caches",
 	    "CONFIG_RANDOM_KMALLOC_CACHES")
+HP_REGISTRY(slab_buckets, heap_layout, "heap and object integrity",
+	    "Separate caches for user-sized allocations",
+	    "CONFIG_SLAB_BUCKETS")
 HP_REGISTRY(slab_nomerge, heap_layout, "heap and object integrity",
 	    "Slab caches not merged",
 	    "slab_nomerge (or CONFIG_SLAB_MERGE_DEFAULT=n)")

@@ -10,6 +10,16 @@
  * which cache each object is in; the control is 4 objects from one site,
  * which must all be in one cache.
  *
+ * slab_buckets (CONFIG_SLAB_BUCKETS, 6.11): an allocation whose size user
+ * space picks (memdup_user(), msg_msg, xattrs) comes from a set of caches of
+ * its own ("memdup_user-96", never merged), not from the kmalloc-* caches
+ * the kernel's own objects of that size share, so that a user-sized object
+ * cannot be placed beside them. The probe copies 96 bytes from a page of the
+ * caller's address space with memdup_user() and asks the kernel which cache
+ * the copy is in; the control is a kmalloc(96) of the module's own, which
+ * must be named in a kmalloc cache. A random kmalloc copy (kmalloc-rnd-*) is
+ * still a kmalloc cache: kmalloc_random's work, not this feature's.
+ *
  * slab_nomerge (the slab_nomerge boot switch, or !CONFIG_SLAB_MERGE_DEFAULT):
  * two caches of the same geometry are kept apart; merged, the second
  * kmem_cache_create() returns the first. slub_debug's flags (red zones,
@@ -37,11 +47,14 @@
 #include <linux/kasan.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
 
 #include "../hardprobe.h"
 
@@ -170,6 +183,59 @@ static void hp_kmalloc_random_sites(struct hp_result *r)
 		hp_set(r, HP_VULNERABLE,
 		       "all %u call sites of kmalloc(%u) share one cache, %s", HP_HL_SITES,
 		       HP_HL_SIZE, names[0]);
+}
+
+static void hp_slab_buckets_memdup_user(struct hp_result *r)
+{
+	char ctl[HP_HL_NAME] = "", name[HP_HL_NAME] = "";
+	unsigned long uaddr;
+	void *obj;
+	bool ok;
+
+	if (!IS_ENABLED(CONFIG_PRINTK)) {
+		hp_set(r, HP_UNSUPPORTED, "no printk: kmem_dump_obj() cannot name the cache");
+		return;
+	}
+	if (!current->mm) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "no user address space in this task: memdup_user() copies from one");
+		return;
+	}
+	/* control: the module's own kmalloc(96) is named in a kmalloc cache */
+	obj = hp_hl_site0(HP_HL_SIZE);
+	ok = obj && hp_hl_cache_of(obj, ctl, sizeof(ctl));
+	kfree(obj);
+	if (!ok || strncmp(ctl, "kmalloc-", 8)) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "control: a kmalloc(%u) object not named in a kmalloc cache (%s)",
+		       HP_HL_SIZE, ok ? ctl : "no name");
+		return;
+	}
+	uaddr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(uaddr) || uaddr >= TASK_SIZE) {
+		hp_set(r, HP_ERROR, "vm_mmap of a user page failed (%ld)", (long)uaddr);
+		return;
+	}
+	obj = memdup_user((const void __user *)uaddr, HP_HL_SIZE);
+	vm_munmap(uaddr, PAGE_SIZE);
+	if (IS_ERR(obj)) {
+		hp_set(r, HP_ERROR, "memdup_user() of %u bytes failed (%ld)", HP_HL_SIZE,
+		       PTR_ERR(obj));
+		return;
+	}
+	ok = hp_hl_cache_of(obj, name, sizeof(name));
+	kfree(obj);
+	if (!ok)
+		hp_set(r, HP_ERROR, "kmem_dump_obj() did not name the cache of memdup_user()'s copy");
+	else if (!strncmp(name, "kmalloc-", 8))
+		hp_set(r, HP_VULNERABLE,
+		       "memdup_user(%u) landed in %s, a kmalloc cache the kernel's own objects of that size share (control: kmalloc(%u) in %s)",
+		       HP_HL_SIZE, name, HP_HL_SIZE, ctl);
+	else
+		hp_set(r, HP_PROTECTED,
+		       "memdup_user(%u) landed in %s, apart from the kmalloc caches (control: kmalloc(%u) in %s)",
+		       HP_HL_SIZE, name, HP_HL_SIZE, ctl);
 }
 
 /* the merge switches on the command line, and whether they keep caches apart */
@@ -397,6 +463,21 @@ static void hp_kmalloc_random_layers(struct hp_layers *l)
 			    "one kmalloc cache per size");
 }
 
+static void hp_slab_buckets_layers(struct hp_layers *l)
+{
+	if (LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)) {
+		l->configured = false;
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "CONFIG_SLAB_BUCKETS: not in this kernel (6.11)");
+		hp_layer(l->built, sizeof(l->built), "user-sized allocations in the kmalloc caches");
+		hp_layer(l->active, sizeof(l->active), "off");
+		return;
+	}
+	hp_hl_config_layers(l, IS_ENABLED(CONFIG_SLAB_BUCKETS), "CONFIG_SLAB_BUCKETS",
+			    "memdup_user() and other user-sized allocations in caches of their own",
+			    "user-sized allocations in the kmalloc caches");
+}
+
 static void hp_slab_nomerge_layers(struct hp_layers *l)
 {
 	struct hp_merge_switches sw;
@@ -432,6 +513,10 @@ static const struct hp_probe hp_probes_kmalloc_random[] = {
 	HP_PROBE(kmalloc_random, sites, HP_SAFE),
 };
 
+static const struct hp_probe hp_probes_slab_buckets[] = {
+	HP_PROBE(slab_buckets, memdup_user, HP_SAFE),
+};
+
 static const struct hp_probe hp_probes_slab_nomerge[] = {
 	HP_PROBE(slab_nomerge, same_geometry, HP_SAFE),
 };
@@ -451,6 +536,7 @@ static const struct hp_probe hp_probes_freelist_hardened[] = {
 };
 
 HP_FEATURE(kmalloc_random, .layers = hp_kmalloc_random_layers);
+HP_FEATURE(slab_buckets, .layers = hp_slab_buckets_layers);
 HP_FEATURE(slab_nomerge, .layers = hp_slab_nomerge_layers);
 HP_FEATURE(freelist_random, .layers = hp_freelist_random_layers);
 HP_FEATURE(freelist_hardened, .layers = hp_freelist_hardened_layers);
