@@ -209,7 +209,7 @@ jel=$(( $(date +%s) - t1 ))
 if [ "$health" = Complete ]; then
 	check job "ok (job $job Complete in $jel s)"
 else
-	check job "FAIL (job $job $health: $(sed -n 's/^failure.*: //p' "$O/job-show.txt" | head -n 1 | cut -c1-200))"
+	check job "FAIL (job $job $health: $(sed -n '/^failure/{s/^failure[^:]*: //p;q;}' "$O/job-show.txt" | cut -c1-200))"
 fi
 
 # 8. the results through the API, beside report.json's outcomes
