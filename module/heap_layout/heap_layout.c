@@ -54,7 +54,6 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 
 #include "../hardprobe.h"
 
@@ -227,7 +226,7 @@ static void hp_slab_buckets_memdup_user(struct hp_result *r)
 	ok = hp_hl_cache_of(obj, name, sizeof(name));
 	kfree(obj);
 	if (!ok)
-		hp_set(r, HP_ERROR, "kmem_dump_obj() did not name the cache of memdup_user()'s copy");
+		hp_set(r, HP_ERROR, "kmem_dump_obj() did not name the cache of the copy");
 	else if (!strncmp(name, "kmalloc-", 8))
 		hp_set(r, HP_VULNERABLE,
 		       "memdup_user(%u) landed in %s, a kmalloc cache the kernel's own objects of that size share (control: kmalloc(%u) in %s)",
@@ -465,11 +464,11 @@ static void hp_kmalloc_random_layers(struct hp_layers *l)
 
 static void hp_slab_buckets_layers(struct hp_layers *l)
 {
-	if (LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)) {
+	if (!HP_HAVE_SLAB_BUCKETS) {
 		l->configured = false;
 		hp_layer(l->configured_txt, sizeof(l->configured_txt),
 			 "CONFIG_SLAB_BUCKETS: not in this kernel (6.11)");
-		hp_layer(l->built, sizeof(l->built), "user-sized allocations in the kmalloc caches");
+		hp_layer(l->built, sizeof(l->built), "user-sized objects in the kmalloc caches");
 		hp_layer(l->active, sizeof(l->active), "off");
 		return;
 	}

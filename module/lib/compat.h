@@ -98,6 +98,9 @@
 #define HP_HAVE_KASAN_PANIC_ON_WRITE	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0))
 #define HP_HAVE_KFENCE_FAULT		(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0))
 
+/* CONFIG_SLAB_BUCKETS (kmem_buckets, memdup_user()'s own caches) came in 6.11 */
+#define HP_HAVE_SLAB_BUCKETS		(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0))
+
 /*
  * pti= and nopti: early_param()s in 6.12 (the last word wins, nopti is
  * pti=off); 6.1 reads them with x86's cmdline_find_option() (pti= first,
