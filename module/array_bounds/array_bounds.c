@@ -3,7 +3,8 @@
  * hardprobe array_bounds: UBSAN bounds checks on a fixed-size array, on a
  * trailing array (checked only if the compiler treats it as fixed:
  * -fstrict-flex-arrays=3, or GCC's -fsanitize=bounds-strict) and on a
- * flexible array member annotated __counted_by.
+ * flexible array member annotated __counted_by and on a pointer member
+ * annotated __counted_by_ptr (7.0).
  *
  * In warn mode (CONFIG_UBSAN_TRAP=n) the report is printed and the access
  * goes on, so the probes are safe: each prints a unique marker, makes the
@@ -46,6 +47,12 @@
 #define HP_AB_COUNTED_BY 0
 #endif
 
+#ifdef CONFIG_CC_HAS_COUNTED_BY_PTR
+#define HP_AB_COUNTED_BY_PTR 1
+#else
+#define HP_AB_COUNTED_BY_PTR 0
+#endif
+
 #ifdef CONFIG_CC_IS_CLANG
 #define HP_AB_CC "clang", CONFIG_CLANG_VERSION
 #else
@@ -68,7 +75,7 @@ struct hp_ab_probe {
 
 static void hp_ab_run(struct hp_result *r, const struct hp_ab_probe *pb)
 {
-	static char first[3][HP_EVIDENCE_LEN];
+	static char first[HP_AB_CASES][HP_EVIDENCE_LEN];
 	static unsigned int seq;
 	struct hp_ab_arena a;
 	char marker[48], line[160], index[80];
@@ -179,21 +186,34 @@ static void hp_array_bounds_counted_by(struct hp_result *r)
 	hp_ab_run(r, &pb);
 }
 
+static void hp_array_bounds_counted_by_ptr(struct hp_result *r)
+{
+	const struct hp_ab_probe pb = {
+		HP_AB_COUNTED_PTR, "counted_by_ptr", "a u8 *buf __counted_by_ptr(len), len 8",
+		HP_AB_COUNTED_BY_PTR,
+		"no __counted_by_ptr here (Linux 7.0 with Clang 22.1 or GCC 16): the pointer has no bound to check",
+	};
+
+	hp_ab_run(r, &pb);
+}
+
 static void hp_ab_layers(struct hp_layers *l)
 {
 	l->configured = IS_ENABLED(CONFIG_UBSAN_BOUNDS);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_UBSAN_BOUNDS=%s%s%s, CONFIG_UBSAN_TRAP=%s, CONFIG_CC_HAS_COUNTED_BY=%s",
+		 "CONFIG_UBSAN_BOUNDS=%s%s%s, CONFIG_UBSAN_TRAP=%s, CONFIG_CC_HAS_COUNTED_BY=%s, CONFIG_CC_HAS_COUNTED_BY_PTR=%s",
 		 l->configured ? "y" : "n",
 		 IS_ENABLED(CONFIG_UBSAN_BOUNDS_STRICT) ? " (BOUNDS_STRICT)" : "",
 		 IS_ENABLED(CONFIG_UBSAN_ARRAY_BOUNDS) ? " (ARRAY_BOUNDS)" : "",
 		 IS_ENABLED(CONFIG_UBSAN_TRAP) ? "y" : "n",
-		 IS_ENABLED(CONFIG_CC_HAS_COUNTED_BY) ? "y" : "n");
+		 IS_ENABLED(CONFIG_CC_HAS_COUNTED_BY) ? "y" : "n",
+		 HP_AB_COUNTED_BY_PTR ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built),
-		 "module flags: %s; %s; __counted_by %s (%s %d)",
+		 "module flags: %s; %s; __counted_by %s, __counted_by_ptr %s (%s %d)",
 		 HP_FLAG_UBSAN[0] ? HP_FLAG_UBSAN : "no -fsanitize",
 		 HP_FLAG_FLEX[0] ? HP_FLAG_FLEX : "no -fstrict-flex-arrays",
-		 HP_AB_COUNTED_BY ? "honoured" : "not available", HP_AB_CC);
+		 HP_AB_COUNTED_BY ? "honoured" : "not available",
+		 HP_AB_COUNTED_BY_PTR ? "honoured" : "not available", HP_AB_CC);
 	hp_layer(l->active, sizeof(l->active), "%s",
 		 IS_ENABLED(CONFIG_UBSAN_TRAP) ? "trap mode: a catch oopses" :
 		 "warn mode: reported once per site, the access goes on");
@@ -205,6 +225,8 @@ static const struct hp_probe hp_probes_array_bounds[] = {
 	HP_PROBE(array_bounds, trailing, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
 		 .reports = "UBSAN:"),
 	HP_PROBE(array_bounds, counted_by, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
+		 .reports = "UBSAN:"),
+	HP_PROBE(array_bounds, counted_by_ptr, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
 		 .reports = "UBSAN:"),
 };
 

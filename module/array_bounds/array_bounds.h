@@ -14,6 +14,8 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
+#include "../lib/compat.h"
+
 #define HP_AB_N		8	/* elements of each array; index 8 is out */
 #define HP_AB_HIT	12	/* arena byte the out-of-bounds index lands on */
 #define HP_AB_FILL	0xa5
@@ -42,7 +44,18 @@ struct hp_array_bounds_counted_by {
 	u8 data[] __counted_by(count);
 };
 
-enum hp_ab_case { HP_AB_FIXED, HP_AB_TRAILING, HP_AB_COUNTED };
+/*
+ * a pointer member bounded by another member: __counted_by_ptr (Linux 7.0;
+ * lib/compat.h), which honours the bound where the compiler can
+ * (CONFIG_CC_HAS_COUNTED_BY_PTR: Clang 22.1, GCC 16)
+ */
+struct hp_array_bounds_counted_ptr {
+	u32 len;
+	/* buf[0] to buf[len - 1], no further */
+	u8 *buf __counted_by_ptr(len);
+};
+
+enum hp_ab_case { HP_AB_FIXED, HP_AB_TRAILING, HP_AB_COUNTED, HP_AB_COUNTED_PTR, HP_AB_CASES };
 
 void hp_ab_unchecked(enum hp_ab_case c, struct hp_ab_arena *a, size_t idx);
 
@@ -70,6 +83,18 @@ static __always_inline void hp_ab_do(enum hp_ab_case c, struct hp_ab_arena *a,
 		((struct hp_array_bounds_counted_by *)p)->count = HP_AB_N;
 		OPTIMIZER_HIDE_VAR(p);
 		((struct hp_array_bounds_counted_by *)p)->data[idx] = HP_AB_VAL;
+		break;
+	case HP_AB_COUNTED_PTR: {
+		/* buf[8] is the arena's byte 12, as in the other cases */
+		struct hp_array_bounds_counted_ptr s = {
+			.len = HP_AB_N, .buf = a->b + HP_AB_HIT - HP_AB_N,
+		}, *sp = &s;
+
+		OPTIMIZER_HIDE_VAR(sp);
+		sp->buf[idx] = HP_AB_VAL;
+		break;
+	}
+	case HP_AB_CASES:
 		break;
 	}
 }

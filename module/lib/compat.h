@@ -98,6 +98,15 @@
 #define HP_HAVE_KASAN_PANIC_ON_WRITE	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0))
 #define HP_HAVE_KFENCE_FAULT		(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0))
 
+/*
+ * __counted_by_ptr(): the bound of a pointer member (7.0, include/linux/
+ * compiler_types.h); before 7.0 the kernel has none: empty, as 7.0 defines it
+ * for a compiler that cannot bound a pointer
+ */
+#ifndef __counted_by_ptr
+#define __counted_by_ptr(member)
+#endif
+
 /* CONFIG_SLAB_BUCKETS (kmem_buckets, memdup_user()'s own caches) came in 6.11 */
 #define HP_HAVE_SLAB_BUCKETS		(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0))
 
