@@ -130,6 +130,8 @@ def resolve(name, top=TOP, check_tools=True):
         ver = m.group(3)
         arch, _, frags = t[m.group(1)]
         comp = f"clang-{ver}"
+    if comp.startswith("clang-"):
+        ver = comp[len("clang-"):]
     if ver and check_tools:
         for tool in (f"clang-{ver}", f"ld.lld-{ver}", f"llvm-ar-{ver}"):
             if shutil.which(tool) is None:
