@@ -158,7 +158,7 @@ bool hp_kfence_fault_refusal(char *why, size_t len);
 bool hp_locked_down(void);
 int hp_may_use(void);
 
-/* helpers for probes (core.c) */
+/* helpers for probes (lib/probe.c, lib/log.c, lib/settings.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
 			   const char *fmt, ...);
 __printf(3, 4) void hp_layer(char *buf, size_t len, const char *fmt, ...);

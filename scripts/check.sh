@@ -30,8 +30,6 @@ hp_say host - "kselftest programs against kselftest.h; their expectation rule ag
 checked "host test_kselftest" python3 "$HP_TOP/scripts/tests/test_kselftest.py"
 hp_say host - "dependency-cycle finder on known graphs"
 checked "host test_objdeps" python3 "$HP_TOP/scripts/tests/test_objdeps.py"
-hp_say host - "feature list of Documentation/hardprobe.rst against module/registry.h"
-checked "host test_registry_doc" python3 "$HP_TOP/scripts/tests/test_registry_doc.py"
 hp_say host - "host tool (scripts/hptool): targets, QEMU command lines, outcome rules, expectation table"
 checked "host test_hptool" python3 "$HP_TOP/scripts/tests/test_hptool.py"
 hp_say host - "LAVA: the guest script, the jobs (lava-schema --strict), the device, the results against report.json"

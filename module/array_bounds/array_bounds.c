@@ -13,6 +13,34 @@
  * control makes the same write from an object built without UBSAN. With
  * CONFIG_UBSAN_TRAP=y a catch oopses the caller: the same probes are then
  * fatal and judged by the trap's message.
+ *
+ * array_bounds.fixed writes a u8 data[8] followed by another member;
+ * .trailing a u8 tail[8] that is the struct's last member, which a compiler
+ * takes as a flexible array (and does not check) unless
+ * -fstrict-flex-arrays=3 (Clang 16, GCC 13; the kernel adds it by cc-option)
+ * or GCC's -fsanitize=bounds-strict makes it fixed; .counted_by a
+ * u8 data[] __counted_by(count) with count 8 (CONFIG_CC_HAS_COUNTED_BY:
+ * Clang 19.1.3, GCC 15); .counted_by_ptr a u8 *buf __counted_by_ptr(len)
+ * with len 8 (Linux 7.0, CONFIG_CC_HAS_COUNTED_BY_PTR: Clang 22.1, GCC 16),
+ * LKDTM's PTR_BOUNDS counterpart. Each first writes index 7 (legal), then 8.
+ * Protected: the report "UBSAN: array-index-out-of-bounds in
+ * .../array_bounds.h:<line>" after the marker, followed by "index 8 is out of
+ * range for type". Where the compiler cannot check a case (counted_by on
+ * GCC 12; counted_by_ptr before 7.0 or on GCC 12 and Clang 19; trailing
+ * without strict flex arrays or bounds-strict) an unreported write is
+ * vulnerable with known_gap set, the evidence naming the missing support,
+ * and the feature is not failed for it.
+ *
+ * lib/ubsan.c reports a site once per boot: before each run the probe clears
+ * the "reported" bit of our array_bounds.h sites (hp_ubsan_rearm(),
+ * lib/ubsan_sites.c), so a second run cannot turn vulnerable through
+ * suppression (the evidence says so when a site was re-armed). Built into
+ * the kernel, where it cannot look, a later run quotes the first report.
+ * The report would fail the running KUnit case: the probe hides the case
+ * around the access, because here the report is the evidence. With
+ * panic_on_warn set (UBSAN then panics) the probes say unsupported.
+ * make check does not exercise trap mode; a GCC trap kernel would report
+ * the probes as not caught by the Clang trap's signature.
  */
 #include <linux/kernel.h>
 #include <linux/printk.h>

@@ -9,6 +9,20 @@
  * kernel-mode shadow stack exists, KSPP #142/#178); pac_ret is in
  * pac_ret.c. Every feature is listed on every architecture; where its
  * architecture does not apply its probes say "unsupported".
+ *
+ * The control victim (shadow_call_stack_uninstrumented.c) must go to the
+ * label, else inconclusive. shadow_call_stack.ret_overwrite is "protected:
+ * control flow unchanged" with SCS; built counts the x18 pushes
+ * ("str x30, [x18], #8") in the module text and checks that the victim
+ * pushes and the control does not; active checks that x18 lies in this
+ * task's shadow stack. With CONFIG_DYNAMIC_SCS the kernel patches SCS in
+ * only on CPUs without PAC (the module loader patches module text too):
+ * when no shadow stack is in use the feature counts as not configured, and
+ * built reads the patched text. ret_overwrite.stack (x86_64) is the same
+ * experiment: with no kernel shadow stack it is vulnerable and the feature
+ * is never configured, a KTAP skip that still shows the hole. The label is
+ * a valid target under rethunk, retpoline and IBT (a ret is not an indirect
+ * branch for IBT).
  */
 #include <linux/kernel.h>
 #include <linux/printk.h>

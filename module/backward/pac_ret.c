@@ -14,6 +14,24 @@
  *   stack entry rewritten to an unsigned address: does PAC cover the entry
  *   the return takes? (GCC: yes, clang: no; see hp_a64_scs_order()).
  *
+ * pac_ret.corrupt flips PAC bit 54 of the correctly signed label address.
+ * Without FEAT_FPAC (QEMU 7.2's -cpu max, for one) the poisoned address
+ * faults at ret, and the signature is the label's low 48 bits in hex; the
+ * CPU's ID registers choose between the two. built counts paciasp and
+ * autiasp in the module text; active gives the CPU's PAuth and FPAC,
+ * system_supports_address_auth() and SCTLR_EL1.EnIA; arm64.nopauth on the
+ * command line counts as not configured.
+ *
+ * pac_ret.scs_entry rewrites the entry just below x18 after the victim's
+ * push. GCC 12 signs first and pushes the signed address ("paciasp; str x30,
+ * [x18], #8" ... "ldr x30, [x18, #-8]!; autiasp"): autiasp fails and the
+ * return faults as in pac_ret.corrupt (protected). clang-19 pushes the raw
+ * x30 before paciasp and reloads it after autiasp: the victim returns to
+ * the label, vulnerable and a known gap of the build (the feature stays
+ * protected by its other probes). The evidence quotes the order read from
+ * the victim's loaded code; the same order decides LKDTM's CORRUPT_PAC.
+ * Without a shadow call stack in the task the probe is unsupported.
+ *
  * Off arm64 every probe says "arm64 only".
  */
 #include <linux/kernel.h>

@@ -6,6 +6,16 @@
  * bti.mid_function (fatal): blr to the second instruction of a function,
  * past its "bti c": "Oops - BTI"; without BTI it returns sanely.
  *
+ * hp_bti_target's code is checked at run time, and a legal blr to its entry
+ * must first return 0x5a (both blr come from inline asm: no kCFI check). A
+ * return of 0x5a from the second instruction is vulnerable. built counts
+ * "bti c", "bti j" and "bti jc" in the module text and how many probe
+ * functions (all address-taken) start on a landing pad (clang-22 elides
+ * "bti c" in static functions whose address is not taken); active gives the
+ * CPU's BTI, system_supports_bti() with ARM64_BTI_KERNEL and SCTLR_EL1.BT1.
+ * ARM64_BTI_KERNEL depends on !CC_IS_GCC; arm64.nobti on the command line
+ * counts as not configured.
+ *
  * Off arm64 the probe says "arm64 only".
  */
 #include <linux/kernel.h>

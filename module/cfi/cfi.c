@@ -9,12 +9,25 @@
  * pass (the module's type hashes agree with the kernel's); the positive
  * control makes the same bad call from an object built without kCFI.
  *
+ * kcfi.mismatch calls a long (*)(long, long), kcfi.return_type a
+ * void (*)(int), kcfi.arg_count an int (*)(int, int), kcfi.arg_type an
+ * int (*)(long). The legal calls are one inside the module, one into
+ * kstrtoint() and sort()'s calls of a module comparator. The control
+ * (kcfi_unchecked_call.c) must reach the target. On GCC kernels the feature
+ * is not configured: GCC has no kCFI.
+ *
  * ibt (x86_64): an indirect call to hp_ibt_target+4, just past its endbr64
  * (a valid instruction boundary, since endbr64 is 4 bytes), made from the
  * object without kCFI so that only IBT can stop it: "Missing ENDBR" (#CP),
  * which oopses the caller unless ibt=warn (a warning then: .warns). A
  * legal call to the function comes first. Needs a CPU with IBT and CR4.CET
- * set: otherwise "unsupported" (QEMU TCG does not emulate CET).
+ * set: otherwise "unsupported" (QEMU TCG does not emulate CET). Under
+ * ibt=warn the "Missing ENDBR: hp_ibt_target+0x4/..." line after the
+ * probe's marker makes it protected; a survived call that ran the body is
+ * vulnerable. built counts endbr64 (f3 0f 1e fa) at the entries of six
+ * address-taken functions of the module (objtool seals, at load, the ENDBR
+ * of functions whose address is never taken, so those are not counted).
+ * Off x86_64: unsupported (BTI is arm64's own feature).
  */
 #include <linux/compiler.h>
 #include <linux/kernel.h>

@@ -47,7 +47,14 @@
  * "passed" line is protected; a "FAILED" line, or no line while the log
  * still holds the boot from its banner (the kernel never checked), is
  * vulnerable; no line in a log that no longer reaches back to the boot is
- * inconclusive.
+ * inconclusive. The log is read from its start to "Run /init as init
+ * process" (hp_log_find_boot(): lines that begin with the kernel's text).
+ *
+ * The three fatal probes declare one warning each (.warns): a fatal probe
+ * that may warn is refused under panic_on_warn or near warn_limit like one
+ * that oopses. configured is the Kconfig option of each; no boot parameter
+ * turns any of the four off (rodata=off skips the W+X check, which active
+ * says).
  */
 #include <linux/atomic.h>
 #include <linux/mm.h>

@@ -10,6 +10,29 @@
  * field-spanning memcpy() probe goes through the kernel's own WARN_ONCE and
  * is judged from the log; the fatal probe goes through the kernel's own
  * __fortify_panic(), which WARNs and then BUGs.
+ *
+ * fortify.strscpy, .strcpy, .memcpy and .memset each make a legal 16-byte
+ * write (which must not be refused) and the two overflows; protected is 2 of
+ * 2 caught, and for the string functions also 0 neighbour bytes changed in
+ * the 96-byte arena. For memcpy() and memset() the counting hook returns into
+ * the macro, which copies anyway (as under fortify_kunit): the evidence counts
+ * those bytes; the kernel's own handler BUGs before the copy, which
+ * fortify.strcpy_bug shows. The control (fortify_unfortified.o) must change
+ * neighbour bytes, else inconclusive. Before 6.9 the failure hook cannot
+ * return, and those four probes are unsupported.
+ *
+ * fortify.memcpy_field_spanning is protected when "memcpy: detected
+ * field-spanning write (size 20) of single field "p->name"" follows its
+ * marker in the log. WARN_ONCE fires once per call site and boot: later
+ * runs quote the first run's line, provided the counted copy still trips the
+ * check. With panic_on_warn set it says unsupported rather than panic; a
+ * first run taints the kernel with W.
+ *
+ * fortify.strcpy_bug (fatal): "strcpy: detected buffer overflow: 24 byte
+ * write of buffer size 16" (before 6.9 "detected buffer overflow in
+ * strcpy"); if it returns, the copy went into our guard: vulnerable. built
+ * says whether fortify-string.h reached the module's objects and whether
+ * sizes come from __builtin_dynamic_object_size.
  */
 #include <linux/kernel.h>
 #include <linux/printk.h>

@@ -16,6 +16,13 @@
  * unkeyed multiplication on every boot of every machine, which anyone can
  * compute (and search for a kernel address). The probe computes it for each
  * pointer and compares it with what "%p" printed, padded as "%p" pads it.
+ *
+ * pointer_hashing.percent_p prints a stack, a heap, a text and a data
+ * address. "%p" printing an address is vulnerable (no_hash_pointers, or SLUB
+ * debugging, which turns hashing off); all four printed as the unkeyed hash
+ * is vulnerable ("unkeyed weak hash: debug_boot_weak_hash"), only some of
+ * them inconclusive; otherwise (keyed siphash, or "(____ptrval____)") it is
+ * protected.
  */
 #include <linux/hash.h>
 #include <linux/kstrtox.h>

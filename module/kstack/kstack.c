@@ -12,6 +12,10 @@
  * the probe counts the distinct values and, like LKDTM's stack-entropy.sh,
  * calls it protected at >= 5 bits (binary digits of the distinct count).
  * Control: two samples at the same depth inside one syscall are equal.
+ * The samples are a ring of the last 1024; fewer than 200 is not_run ("read
+ * .../hardprobe/kstack 200 times first"), so later reports and KUnit see the
+ * runner's samples. active is randomize_kstack_offset= from the command line
+ * (the static key itself is not exported).
  *
  * stack_erase (STACKLEAK): each read first looks for the pattern that the
  * previous read of the same task wrote deep into the (then unused) stack,
@@ -20,6 +24,18 @@
  * space, so the next read finds STACKLEAK_POISON there instead. Control:
  * the probe writes the pattern and finds it again inside one syscall (the
  * method sees old data when nothing erases it).
+ * The pattern is written into eight recursive 512-byte frames; pattern
+ * words, poison words and words scanned are summed over the reads of one
+ * task (same pid and stack). stack_erase.previous_syscall is vulnerable if
+ * any read found the previous read's pattern, protected if none did and most
+ * of the scanned words hold the poison, inconclusive if none did without
+ * poison (overwritten, not erased), and not_run without two reads from one
+ * process. Interrupts taken between two reads only touch the top of the
+ * stack (the entry frame) and then run on the IRQ stack: they do not reach
+ * the filled region. 6.12 has STACKLEAK only as a GCC plugin
+ * (CONFIG_GCC_PLUGIN_STACKLEAK; CONFIG_KSTACK_ERASE from 6.17): without it
+ * the probe is vulnerable and not configured (on Clang: "6.12 erases the
+ * stack only with the GCC plugin").
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>

@@ -17,6 +17,68 @@
  *
  * lto and the two build-time features: judged from what the compiler did during
  * the module build (module/layout/layout_build.sh, results in layout_build.h).
+ *
+ * randstruct.struct_order: twelve unsigned long members; the evidence lists
+ * them in offset order (declaration indexes) and how many left their
+ * declared rank. Shuffled is protected, declaration order vulnerable (a KTAP
+ * skip when neither CONFIG_RANDSTRUCT_FULL nor _PERFORMANCE is set); an
+ * unmarked struct out of order is inconclusive (the measure is wrong). GCC
+ * randomizes only with the randstruct plugin (GCC_PLUGINS), Clang 16+ with
+ * -frandomize-layout-seed-file. randstruct.seed_match compares pid, tgid and
+ * comm read directly with __task_pid_nr_ns(current, ..., &init_pid_ns) and
+ * __get_task_comm() (where exported), which use vmlinux's layout. A module
+ * built with a seed other than the kernel build's
+ * scripts/basic/randstruct.seed (a make clean'd tree, another build
+ * directory) disagrees: error, a pr_err line "randstruct: this module's
+ * task_struct layout is not vmlinux's ...", and a failed KUnit case.
+ * Agreement on a randomizing kernel is protected; on a kernel that does not
+ * randomize there is no seed to agree on: unsupported. The 6.12 loader
+ * already refuses most mismatched modules (".gnu.linkonce.this_module section
+ * size must match the kernel's built struct module size": struct module is
+ * randomized too); the probe covers the seeds for which that size happens to
+ * match, and kernels that do not check it.
+ *
+ * function_sections: -ffunction-sections protects only as the prerequisite
+ * of FG-KASLR, which is not upstream (KSPP #132); in 6.12 the flag is in
+ * KBUILD_CFLAGS_KERNEL (built-in code only) under
+ * CONFIG_LD_DEAD_CODE_DATA_ELIMINATION. The build records the sections'
+ * order in the object (objdump). Loaded in object order is vulnerable (never
+ * configured: a KTAP skip naming FG-KASLR), shuffled protected. Control: all
+ * eight sections must be listed in /sys/module/hardprobe/sections (needs
+ * CONFIG_KALLSYMS; where it is not readable the evidence says so), else
+ * inconclusive.
+ *
+ * lto.bitcode: the first bytes of module/core/run.o (BC C0 DE: LLVM bitcode,
+ * 7F 45 4C 46: ELF). Bitcode with CONFIG_LTO_CLANG is protected, ELF
+ * vulnerable (a skip when not configured), bitcode without CONFIG_LTO_CLANG
+ * an error. Control (Clang): a file compiled with the kernel's flags plus
+ * -flto must be bitcode, else inconclusive; GCC has no kernel LTO and no
+ * control.
+ *
+ * The unannotated switch case warning: its verdicts are described in the
+ * head comment of that build-time probe's source in buildprobe/.
+ *
+ * stack_clash.probes: the kernel forces -fno-stack-clash-protection (the
+ * top-level Makefile) and relies on VMAP_STACK guard pages and on having no
+ * VLAs (-Wvla). buildprobe/stack_clash.c (a 12 KiB and a 96 KiB frame) is
+ * compiled to assembly with the kernel's flags and with
+ * -fstack-clash-protection added, and the page probes of each function are
+ * counted (buildprobe/checks.sh). No probes with the kernel's flags is
+ * vulnerable (never configured: a skip), probes there protected; no probes
+ * even with the flag is an error (the detection is broken), a compiler that
+ * rejects the flag inconclusive.
+ *
+ * The build-time rule (module/layout/Makefile) gives layout_build.sh $(CC)
+ * and the $(c_flags) kbuild gives a C file of this directory (without the
+ * dependency-file option; for assembly also without $(CC_FLAGS_LTO), as
+ * kbuild's own %.s rule does; plus -Wframe-larger-than=1048576 for the
+ * large frames). Those are the flags of a built-in object (KBUILD_CFLAGS +
+ * KBUILD_CFLAGS_KERNEL, no sanitizers), since the header is not a module
+ * object; the two flags that matter here come from KBUILD_CFLAGS for both.
+ * Diagnostics and assembly stay in module/layout/layout_build/, never in the
+ * build output (W=1 stays clean); the evidence names the compiler and says
+ * "build time". The same rule works out of tree, in a kernel tree (make
+ * intree) and against Debian's headers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

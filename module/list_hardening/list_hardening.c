@@ -15,6 +15,16 @@
  * hand-written, unchecked pointer update on a copy of the corrupted list,
  * which goes through. A double list_del (poisoned pointers) is not probed:
  * without DEBUG_LIST the inline check dereferences the poison and faults.
+ *
+ * The list is head, a, b, c. add_corrupt: list_add() after a when b->prev no
+ * longer points at a ("list_add corruption. next->prev should be prev");
+ * del_bad_prev, del_bad_next: list_del(b) when a->next or c->prev no longer
+ * points at b ("list_del corruption. prev->next should be", "list_del
+ * corruption. next->prev should be"). The list operations run in noinline
+ * helpers so that the compiler cannot fold the checks. A refusal without
+ * the report in the log is an error. The report WARNs every time; under
+ * panic_on_warn (without BUG_ON_DATA_CORRUPTION) the probes say unsupported.
+ * The built layer says which check applies.
  */
 #include <linux/atomic.h>
 #include <linux/bug.h>

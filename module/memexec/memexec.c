@@ -8,20 +8,63 @@
  * called there; NX/PXN must fault on the first instruction fetch. The
  * positive control calls the same function at its text address through the
  * same caller and checks that the copy is byte-identical.
+ * hp_exec_fn returns 0x5a5a; it is copied from its real start (endbr64 or
+ * "bti c") into kmalloc (nx.kmalloc), one vmalloc page (nx.vmalloc), a buffer
+ * on the task stack (nx.stack) and the module's .data (nx.data), the I-cache
+ * is synchronised (flush_icache_range()) and the copy is called; nx.rodata
+ * calls the pre-assembled copy, whose control checks that the compiler
+ * emitted exactly those bytes, else inconclusive. A call that returns 0x5a5a
+ * is vulnerable. configured: CONFIG_STRICT_KERNEL_RWX and
+ * CONFIG_STRICT_MODULE_RWX (module data is NX only with the latter); active:
+ * the CPU's NX (x86) or PXN (arm64, architectural).
  *
  * stack_guard: the bytes just below and just above the task stack are read
  * with copy_from_kernel_nofault(), which returns -EFAULT from an unmapped
  * guard page instead of oopsing (the fault paths of x86 and arm64 run the
  * exception fixup before any guard-page report); a plain read of the byte
  * below is the fatal version.
+ * -EFAULT from both is protected, a mapped neighbour that reads is
+ * vulnerable (no guard); the control is the stack's own first and last
+ * byte, which must read fine, else inconclusive. stack_guard.leading's catch
+ * is x86's "stack guard page was hit at" (handle_stack_overflow()'s report on
+ * the #DF stack); arm64 has no guard-page report for it, only the generic
+ * paging-request line after the address the probe prints (lib/oops.h).
+ * configured: CONFIG_VMAP_STACK; active: whether this task's stack is in
+ * vmalloc space.
  *
  * vmalloc_guard: the same for the byte just past a one-page vmalloc() area
  * (its guard page); the fatal version writes that byte, as LKDTM's
  * VMALLOC_LINEAR_OVERFLOW.
+ * No Kconfig option or boot parameter turns the guard page off: configured
+ * is always on, and what counts is what the probe observes. -EFAULT with no
+ * page mapped there (vmalloc_to_page()) is protected, a readable byte
+ * vulnerable; the control is the area's last byte, which must read back
+ * its fill. vmalloc_guard.overflow writes only after that control and only
+ * when a nofault read finds the byte unmapped (a mapped byte past the area
+ * is someone else's: vulnerable, unwritten); its catch is x86's "#PF:
+ * error_code(0x0002) - not-present page", arm64's paging-request line. A
+ * catch leaves the area behind.
  *
  * user_exec, user_access: a page of the calling task is mapped with
  * vm_mmap(), filled from the kernel through the uaccess helpers, then
  * executed (SMEP/PXN) or read without those helpers (SMAP/PAN).
+ * user_exec.mmap writes a copy of hp_exec_fn there with access_process_vm()
+ * (which keeps the I-cache coherent) and calls it: x86 "unable to execute
+ * userspace code (SMEP?)", arm64 "Unable to handle kernel execution of user
+ * memory" (user mappings always carry PXN). user_access.read writes a word
+ * with copy_to_user() and loads it with a plain dereference: x86 "#PF:
+ * error_code(0x0001) - permissions violation" (only SMAP refuses a
+ * supervisor read of a present page; the line before it names the user
+ * address the probe printed), arm64 "Unable to handle kernel access to user
+ * memory outside uaccess routines" (PAN). Controls: copy_from_user() reads
+ * the page back byte-identical, and for user_exec the function runs at its
+ * text address. A CPU without SMEP or SMAP (or an arm64 kernel built with
+ * PAN on a CPU without it and no software PAN) is unsupported, not
+ * vulnerable. configured: x86's SMEP and SMAP and arm64's PXN have no
+ * Kconfig option (used whenever the CPU has them), PAN is CONFIG_ARM64_PAN
+ * or CONFIG_ARM64_SW_TTBR0_PAN; active: the CPU feature and the CR4 bit
+ * (x86), hardware PAN with PSTATE.PAN read in the probe's context, EPAN and
+ * TTBR0 PAN (arm64).
  *
  * null_deref: a NULL dereference is harmless only while no user can put
  * memory at address 0. The protection is that an unprivileged task cannot
@@ -36,6 +79,13 @@
  * page 0 is refused: the catch is then the page fault on the unmapped page,
  * reported as a NULL pointer dereference. A task that has page 0 mapped is
  * not asked.
+ * mmap_zero: refused with -EPERM or -EACCES is protected; mapped is
+ * vulnerable; another error, or page 0 already mapped in the task, is
+ * inconclusive. Control: the same credentials map a page where the kernel
+ * chooses. The evidence gives vm.mmap_min_addr (or why it could not be
+ * read); a task without a user address space (a KUnit thread) is
+ * unsupported. The catch of read and exec: x86 "BUG: kernel NULL pointer
+ * dereference", arm64 "Unable to handle kernel NULL pointer dereference".
  *
  * The calls into copied code go through hp_exec_call(), an object built
  * without kCFI (a kCFI check would read the type hash in front of the

@@ -15,6 +15,19 @@
  * back on the way it found it. The reads stay inside our own slab slot (or
  * our just-freed object), so a kernel without tagging reads stale bytes of
  * its own and goes on: the probes are safe, with and without MTE.
+ *
+ * mte.slab_oob reads byte 48 of a 48-byte kmalloc object (the fourth granule
+ * of its 64-byte slot); mte.slab_uaf reads byte 8 of a 64-byte object just
+ * freed (retagged on free). KASAN prints only the first report of a boot
+ * unless kasan_multi_shot: without it a later silent probe with tag checking
+ * on is inconclusive (the bench adds kasan_multi_shot, and QEMU's
+ * -M virt,mte=on, for a kernel with KASAN_HW_TAGS). A report while hardware
+ * tags are off is software KASAN's: inconclusive. active gives the CPU's MTE
+ * (ID_AA64PFR1_EL1), system_supports_mte(), whether KASAN hardware tags are
+ * on and SCTLR_EL1.TCF (none, sync, async, asymm). Under panic_on_warn the
+ * probes say unsupported; under kasan.fault=panic the core refuses them.
+ * ARM64_MTE without KASAN_HW_TAGS is vulnerable and not configured; the
+ * target arm64-gcc-mte (configs/mte.config) is the configured case.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -191,7 +204,7 @@ static void hp_mte_slab_oob(struct hp_result *r)
 	kfree(p);
 }
 
-/* the first byte of an object just freed (KASAN retags it on free) */
+/* byte 8 of an object just freed (KASAN retags it on free) */
 static void hp_mte_slab_uaf(struct hp_result *r)
 {
 	u8 *p;

@@ -10,9 +10,72 @@
  * after the marker; the wrapped results are the positive control (the
  * overflow really happened) and part of the evidence.
  *
+ * Each feature has two probes. <feature>.sanitizer runs the operations of
+ * the sanitized object, built where the compiler takes the flag (cc-option)
+ * and the kernel has the UBSAN runtime; otherwise it is unsupported ("flag
+ * rejected by gcc 12.2.0", "no UBSAN runtime in this kernel") and the module
+ * still loads. <feature>.kernel_flags runs them in overflow.o, built with the
+ * kernel's flags only: what the kernel's own code gets. The reports looked
+ * for are lib/ubsan.c's lines ("2147483647 + 1 cannot be represented in
+ * type", "negation of -2147483648 cannot be represented", ...) under their
+ * header ("UBSAN: signed-integer-overflow in .../overflow.h:<line>",
+ * "UBSAN: negation-overflow in", "UBSAN: unsigned-integer-overflow in").
+ * All reported is protected; none or some is vulnerable, the evidence listing
+ * the unreported operations with their wrapped results ("INT_MAX + 1 =
+ * INT_MIN"). Sites are re-armed before each run (hp_ubsan_rearm(), as for
+ * array_bounds), a report is kept off the running KUnit case, and with
+ * panic_on_warn set the probes whose reports come from lib/ubsan.c say
+ * unsupported. In warn mode a catch is a report after which the wrapped
+ * result is used: "detected, not stopped".
+ *
+ * A sanitizer probe's object is the module's own, built with a flag the
+ * kernel may lack: unless the kernel's objects get that flag too (HP_OVF_KFLAGS
+ * from module/overflow/Makefile), a caught run is unsupported ("the module's
+ * own object has -fsanitize=..., the kernel is not built with it: make
+ * ccprobe answers what the compiler can"), followed by what the object did;
+ * in trap mode the signed probe is then not fired, since its death would
+ * read as a catch.
+ *
+ * signed_overflow is configured by CONFIG_UBSAN_SIGNED_WRAP
+ * (CONFIG_UBSAN_INTEGER_WRAP from 6.15), which in 6.12 depends on BROKEN:
+ * where it is not set, kernel_flags is vulnerable and not configured, a KTAP
+ * skip. GCC 12 emits no check at all under -fno-strict-overflow (it
+ * implies -fwrapv; the evidence counts our UBSAN sites): the probe is
+ * vulnerable with known_gap set and names the compiler and flags. Clang 19
+ * instruments signed arithmetic even under -fwrapv and the object reports
+ * all four.
+ *
+ * unsigned_overflow and truncation are Clang only, and no 6.12 option adds
+ * either flag to the kernel: they are never configured and kernel_flags is
+ * vulnerable (a KTAP skip). lib/ubsan.c (6.9 on) reports unsigned overflow
+ * through the same handlers as signed; it has no handler for implicit
+ * conversions in 6.12, so truncation_handler.c is the module's own, which
+ * prints one lib/ubsan-like report per site, "hardprobe: UBSAN:
+ * implicit-conversion in .../overflow.h:<line>:<col> (the module's own
+ * handler)" followed by
+ * "implicit conversion from type 'int' of value 300 (32-bit, signed) to
+ * type 'u8' ... changed the value to 44"; the evidence gives its call count.
+ *
+ * Trap mode (CONFIG_UBSAN_TRAP, not exercised by make check):
+ * -fsanitize-trap=undefined covers signed overflow, so
+ * signed_overflow.sanitizer is a fatal probe judged by the trap's "UBSAN:
+ * integer addition overflow"; unsigned overflow and implicit conversion are
+ * not in the undefined group and keep calling their handlers.
+ *
  * overflow_helpers: check_*_overflow() flag the overflow, size_add() and
  * friends saturate to SIZE_MAX so the allocation fails, while the same
  * open-coded arithmetic wraps to a small size that kmalloc() grants.
+ * overflow_helpers.check_overflow: check_add_overflow(INT_MAX, 1),
+ * check_sub_overflow(0U, 1) and check_mul_overflow(n, 16) must return true
+ * and store the wrapped value (INT_MIN, UINT_MAX, 16), and 1 + 2 must not be
+ * flagged. overflow_helpers.saturate: with n = SIZE_MAX / 16 + 2, size_mul(n,
+ * 16), size_add(SIZE_MAX - 8, 16), array_size(n, 16) and struct_size() of a
+ * struct with 16-byte elements must all be SIZE_MAX, and kmalloc(SIZE_MAX,
+ * GFP_KERNEL | __GFP_NOWARN) must fail. Control (both): the same
+ * multiplication open-coded wraps to 16 with no signal, and the saturate
+ * probe allocates (and frees) those 16 bytes, the buffer an overflowing size
+ * computation would have handed out; if it does not wrap or the allocation
+ * fails, inconclusive. Always on: no Kconfig symbol.
  */
 #include <linux/kernel.h>
 #include <linux/overflow.h>

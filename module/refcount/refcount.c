@@ -8,6 +8,20 @@
  * time in a boot; the line found, if any, is added to the evidence. The
  * positive control does the same arithmetic on a plain atomic_t, which
  * wraps. Counters are local: nothing is freed on their account.
+ *
+ * inc_overflow: refcount_inc() at REFCOUNT_MAX; dec_underflow:
+ * refcount_dec_and_test() at 0; dec_to_zero: refcount_dec() at 1;
+ * add_on_zero: refcount_add(2) at 0; saturated: four rounds of dec_and_test,
+ * inc, dec on a saturated counter, which must stay put and never report the
+ * last reference. Protected: the counter reads REFCOUNT_SATURATED
+ * (0xc0000000) after the bug; the control's atomic_t must wrap (0x80000000,
+ * 0xffffffff, 0, 2, saturated - 4), else inconclusive. The warnings are
+ * "refcount_t: saturated; leaking memory.", "underflow; use-after-free.",
+ * "decrement hit 0; leaking memory." and "addition on 0; use-after-free.";
+ * a later run says "warned earlier in this boot" without scanning the log
+ * again. saturated passes three of those sites and declares three warnings,
+ * the others one. Under panic_on_warn the probes say unsupported; a first
+ * run taints the kernel with W.
  */
 #include <linux/atomic.h>
 #include <linux/limits.h>

@@ -6,7 +6,17 @@
  * protected kernel answers -EFAULT instead of oopsing. The positive
  * control is the same store into writable data, which must succeed. Text
  * is stored the byte it already holds: a store that goes through changes
- * no instruction.
+ * no instruction (LKDTM's WRITE_KERN writes plainly into its own module's
+ * text and oopses).
+ *
+ * The targets: the kernel's .rodata (hex_asc), the module's .rodata, the
+ * module's __ro_after_init data, the first byte of vm_mmap() (kernel text,
+ * rodata.kernel_text) and of a module function never called
+ * (rodata.module_text). Each must fail with -EFAULT and leave the bytes
+ * unchanged. A store that goes through into our own data is undone at once.
+ * rodata=off on the command line counts as not configured; it leaves module
+ * text read-only, so rodata.module_text stays protected there and the other
+ * probes do not.
  */
 #include <linux/kallsyms.h>
 #include <linux/mm.h>

@@ -39,6 +39,17 @@
  * double free is repaired where the freelist is known (see
  * hp_slab_df_repair()); otherwise the cache is left behind, never
  * destroyed, and the evidence says so.
+ *
+ * The caches: hardprobe-slab-df-<n> (64 KiB objects, one per slab) for the
+ * double free, hardprobe-slab-a-<n> and hardprobe-slab-b-<n> for
+ * cross_cache, whose control frees an object of a to a, which must be the
+ * next one a hands out, else inconclusive; the evidence says whether b hands
+ * the wrongly freed object out again (it went home). not_slab frees a page
+ * of __get_free_page() to a cache (hardprobe-slab-pg-<n>): protected when
+ * the next allocation from the cache is not the page (the warning is added
+ * to the evidence when it is new); a page handed out is vulnerable, and cache
+ * and page are left behind. cross_cache and not_slab say unsupported under
+ * panic_on_warn.
  */
 #include <linux/atomic.h>
 #include <linux/gfp.h>

@@ -13,10 +13,20 @@
  * The secret is a fresh random byte every round, and the training bytes
  * are all 0, whose line is not a candidate. A round "hits" a line when it
  * is strictly the fastest of the other 255 and not slower than the
- * threshold (half way between a timed cached and a timed flushed load).
+ * threshold (half way between the medians of 64 timed cached and 64 timed
+ * flushed loads); a tie counts for no line. x86_64 flushes with clflush and
+ * mfence and times with "lfence; rdtsc; lfence" around the load; arm64
+ * flushes with "dc civac" and "dsb ish; isb" and reads CNTVCT_EL0 between
+ * "dsb ish; isb" pairs (the counter's frequency and the length of a tick are
+ * in the evidence: the counter is far coarser than a CPU cycle, so a hit may
+ * only show as 0 ticks against 1-3). The gadgets are called directly: a
+ * retpoline or kCFI check in the loop would only add noise. 200 rounds a
+ * variant, interrupts off during each round, and a 250 ms budget per probe
+ * (the rounds done are in the evidence).
  *
  * A variant leaks when the secret's line was the hit in at least a tenth
- * of the rounds and in more than twice as many rounds as any other line.
+ * of the rounds and in more than twice as many rounds as any other line
+ * (the best other line is the noise floor).
  *
  * Outcomes: spectre_v1.control runs the unprotected gadget alone; if it
  * leaks, it reports vulnerable as a known gap (a bounds check without
@@ -25,7 +35,16 @@
  * and spectre_v1.slh run the control and their own variant in alternate
  * rounds: inconclusive when the control leaks nothing (QEMU TCG does not
  * speculate), else protected if the variant does not leak, vulnerable if
- * it does.
+ * it does. An emulator that does not speculate, or whose cache flushes change
+ * no load time, leaves the control silent: the hit rates and the cached and
+ * flushed load times are the evidence, and a real answer needs the module
+ * loaded on the machine itself. spectre_v1.slh is unsupported with GCC (no
+ * -mspeculative-load-hardening) and on x86_64 (see slh below: the gadget
+ * would load through a pointer poisoned to -1, so it is never called there).
+ * Layers: configured is CONFIG_MITIGATION_SPECTRE_V1 on x86_64 (the swapgs
+ * barriers; array_index_nospec() is always built) and always on arm64;
+ * active is /sys/devices/system/cpu/vulnerabilities/spectre_v1, which the
+ * kselftest checks too (spectre_v1_sysfs).
  *
  * slh.masking reads the loaded code of the functions built with
  * -mspeculative-load-hardening and of their twin built without it, and
@@ -37,6 +56,22 @@
  * in-bounds indices: on x86 the state comes from bit 63 of %rsp, which
  * every kernel stack address has set, so kernel code starts
  * "misspeculated" and hardened loads are poisoned on the correct path.
+ *
+ * slh is never configured: no Kconfig option builds the kernel with
+ * -mspeculative-load-hardening (it uses array_index_nospec() instead). With
+ * GCC neither SLH object is built (Makefile) and the probes say unsupported,
+ * "flag rejected by gcc". The twin must show none of the pass's marks, else
+ * inconclusive; SLH code without them is vulnerable (the flag accepted,
+ * nothing emitted). On x86_64 the in-bounds load returns all ones: x86 SLH
+ * cannot protect kernel code, and slh.masking is unsupported (for the same
+ * reason the bench's SLH cost pair is built on arm64 only). On arm64 both
+ * hold, but slh_hardened.o is the module's own object: unless the kernel's
+ * code has SLH too (kstrtoull(), memparse() and sort() read for the same
+ * marks, as in a kernel built with the flag through KCFLAGS), a protected
+ * verdict becomes unsupported ("the module's own object has
+ * -mspeculative-load-hardening, the kernel is not built with it ...: make
+ * ccprobe answers what the compiler can"); the same rule applies to
+ * spectre_v1.slh.
  */
 #include <linux/bitops.h>
 #include <linux/irqflags.h>

@@ -16,14 +16,29 @@
  * built with -mharden-sls=none, must not be. The return of a function built
  * with every kernel flag is reported too: with MITIGATION_RETHUNK it is
  * "jmp __x86_return_thunk", which the loader (apply_returns) leaves as a
- * thunk jump or rewrites to "ret; int3..." depending on the CPU.
+ * thunk jump or rewrites to "ret; int3..." depending on the CPU (Clang
+ * adds its own int3 after the thunk jump). The two objects are compiled with
+ * -ffunction-sections and each function's section is embedded as bytes
+ * (sls_code.S, objcopy in the Makefile), never linked as code: objtool
+ * rightly refuses bare returns in a RETHUNK/RETPOLINE module. sls.ret_int3
+ * is protected when every ret and jmp *%reg of the kernel-flag code is
+ * followed by int3 and the control's are bare (else inconclusive), and
+ * vulnerable for a bare one in the kernel-flag code. arm64: unsupported (the
+ * kernel does not use it there).
  *
  * retpoline: an indirect call built with the kernel's flags is a call to
  * __x86_indirect_thunk_<reg>, which the loader (apply_retpolines) keeps or
  * rewrites to "lfence; call *%reg" / "call *%reg" depending on the
  * spectre_v2 mode; what is found must agree with
- * /sys/devices/system/cpu/vulnerabilities/spectre_v2. The control makes the
- * same call from an object built without the retpoline flags.
+ * /sys/devices/system/cpu/vulnerabilities/spectre_v2 ("Retpolines": the
+ * thunk kept; "LFENCE": lfence; otherwise a plain call), else error. The
+ * control makes the same call from an object built without the retpoline
+ * flags, which must be a plain "call *%reg" (found in its embedded code),
+ * else inconclusive. retpoline.indirect_call is protected on agreement under
+ * a "Mitigation:" line, vulnerable for a plain call and no retpoline flags or
+ * under "Vulnerable", unsupported under "Not affected", and inconclusive when
+ * another mitigation (IBRS, eIBRS, ...) made the loader take the thunk out.
+ * Off x86_64: unsupported.
  */
 #include <linux/compiler.h>
 #include <linux/kallsyms.h>

@@ -3,6 +3,13 @@
  * hardprobe stack_canary: the canary is present in a protected frame and
  * differs between tasks (safe); a real overwrite past a local array must
  * be caught on return (panic: one probe per boot, judged from the log).
+ *
+ * stack_canary.per_task finds the task's canary in the words above a char
+ * array in a protected frame, and a second task (a kthread) must have a
+ * different one. stack_canary.smash writes two words from the start of an
+ * 8-byte local array and returns: a protected kernel panics with
+ * "stack-protector: Kernel stack is corrupted in:". It runs only with
+ * allow_fatal=2.
  */
 #include <linux/completion.h>
 #include <linux/kthread.h>

@@ -9,6 +9,13 @@
  * jiffy, which switches it out. A catch panics (one probe per boot);
  * without the check the kthread wakes up, puts the magic back and reports
  * that the corruption went unnoticed.
+ *
+ * stack_end_check.corrupt's catch is "corrupted stack end detected inside
+ * scheduler", a panic: it runs only with allow_fatal=2 (the bench gives it a
+ * guest of its own, as stack_canary.smash). Without the check the probe is
+ * vulnerable with the switches counted (nvcsw; none: inconclusive). A word
+ * that was not the magic before the write is inconclusive, and is not
+ * overwritten. No boot parameter turns the check off.
  */
 #include <linux/completion.h>
 #include <linux/kthread.h>

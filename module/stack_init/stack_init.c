@@ -3,6 +3,23 @@
  * hardprobe stack_init: read uninitialized stack variables after filling
  * their slots, in code built with the kernel's flags, against a control
  * built without auto-initialization.
+ *
+ * The cases are HP_SI_CASES (stack_init_leaves.h): u8, u16, u32, u64 and
+ * pointers (none, by reference); char and int arrays (none, one element
+ * assigned later, by reference); a struct with padding (members and padding
+ * counted separately) and a union (none, a partial designated initializer,
+ * one member assigned later, by reference); a packed struct (none, assigned,
+ * by reference); and switch_u64, a u64 declared in a switch before its first
+ * case.
+ *
+ * Control: the same leaves built with -ftrivial-auto-var-init=uninitialized
+ * (stack_init_uninitialized.c) must keep the 0xa5 fill, else inconclusive.
+ * Where the control keeps nothing of a variable that has an initializer, the
+ * compiler initializes those bytes by itself: unsupported (no bug to catch).
+ * No compiler initializes the switch-scoped variable (KSPP #125): switch_u64
+ * is vulnerable with known_gap set, reported, and left out of the feature's
+ * outcome. The evidence tells zero from pattern initialization ("zeroed",
+ * "pattern-initialized", "fill kept").
  */
 #include <linux/kernel.h>
 #include <linux/stddef.h>

@@ -16,6 +16,28 @@
  * vm_mmap() and unmapped afterwards. A catch kills the task in the copy:
  * the probe's object and private cache (a fresh name per run) are then
  * left behind, never destroyed with an object in them.
+ *
+ * slab_size_to, slab_size_from: 232 bytes to or from a 200-byte object of a
+ * private cache hardprobe-uc-size-<n> whitelisted whole (legal copy: the 200
+ * bytes). whitelist_to, whitelist_from: [63, 127) of a 256-byte object of
+ * hardprobe-uc-wl-<n> whose whitelist is [64, 128) (legal copy: [64, 128)).
+ * stack_frame: 32 bytes of a dead callee frame; stack_beyond: 32 bytes
+ * starting 8 bytes before the end of the task stack (legal copy: the live
+ * frame). kernel_text: a page of vm_mmap()'s code; kernel_text_linear: the
+ * same page through its linear-map alias (legal copy: module rodata).
+ * vmalloc: see hp_usercopy_vmalloc() (LKDTM's USERCOPY_VMALLOC ends its copy
+ * in the guard page, which passes the check and faults there); without the
+ * check the copy is short on x86 (vulnerable) and an oops that is not
+ * usercopy's on arm64 (error). folio: 32 bytes past the end of an order-1
+ * compound page, from the middle of its last page, as LKDTM's
+ * USERCOPY_FOLIO. The signatures are usercopy_abort()'s lines
+ * (mm/usercopy.c), e.g. "Kernel memory exposure attempt detected from SLUB
+ * object 'hardprobe-uc-size-" ("overwrite attempt detected to" for the _from
+ * probes), "... from process stack", "... from kernel text", "... from
+ * linear kernel text", "... from vmalloc (", "... from page alloc (". A
+ * probe that returns is vulnerable, with the bytes copied. configured is off
+ * with hardened_usercopy=0 on the command line (the kernel's bypass key is
+ * not exported).
  */
 #include <linux/atomic.h>
 #include <linux/compiler.h>

@@ -4,6 +4,11 @@
  * registers the compiler chose for it; the caller reads those registers
  * right after the return. The control callee opts out of register zeroing
  * with zero_call_used_regs("skip").
+ *
+ * The caller stores every call-clobbered register right after the return
+ * (x86_64: rax, rcx, rdx, rsi, rdi, r8-r11; arm64: x0-x17, x18 being the
+ * shadow call stack's). The control must leak, else inconclusive; the evidence
+ * names the registers that leaked.
  */
 #include <linux/kernel.h>
 #include <linux/random.h>

@@ -22,7 +22,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
-import registry_doc  # noqa: E402
 from hptool import Error, expect, findings, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
@@ -333,7 +332,9 @@ def test_expect():
     check("expect-table-cell-every-row-target", full and table.targets == TARGETS,
           f"{len(table.rows)} rows x {len(table.targets)} targets")
     # every feature of the registry has its one row ("-" where no target judges it yet)
-    feats = [f["id"] for f in registry_doc.parse_registry(os.path.join(TOP, "module", "registry.h"))]
+    # the registry's ids, read as a plain regex of its HP_REGISTRY( lines
+    feats = re.findall(r"^\s*HP_REGISTRY\((\w+),",
+                       open(os.path.join(TOP, "module", "registry.h")).read(), re.M)
     rows = [r.name for r in table.rows if not r.name.startswith("@")]
     bad = sorted(set(rows) ^ set(feats)) + sorted({r for r in rows if rows.count(r) > 1})
     check("expect-table-row-every-feature", not bad,

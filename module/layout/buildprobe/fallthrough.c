@@ -7,6 +7,14 @@
  * warn), with -DHP_FT_ANNOTATE (the kernel's `fallthrough;` must silence it)
  * and, as the positive control, as is plus -Wno-implicit-fallthrough (no
  * warning: the warning is that flag's doing).
+ *
+ * layout.c judges fallthrough.warning from the results: with the kernel's
+ * flags (CONFIG_CC_IMPLICIT_FALLTHROUGH: GCC -Wimplicit-fallthrough=5, Clang
+ * -Wimplicit-fallthrough) the plain file warns ("this statement may fall
+ * through", "unannotated fall-through between switch labels") and the
+ * annotated one does not: protected; no warning is vulnerable; a warning on
+ * the annotated case or a failed compile is an error; a warning from the
+ * control is inconclusive.
  */
 #include "buildprobe.h"
 
