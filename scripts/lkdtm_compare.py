@@ -68,18 +68,29 @@ def all_tests(tests_txt, unlisted_txt=None):
     return tests
 
 
-def hardprobe_map(text):
-    """[(feature or feature.probe, LKDTM test, informational)] from scripts/lkdtm/map."""
-    rows = []
+MAP_LINE = "<feature>[.<probe>] <LKDTM test> [<first kernel version with the test>]"
+
+
+def _map_lines(text):
     for line in text.splitlines():
         line = line.split("#", 1)[0].split()
         if not line:
             continue
-        if len(line) != 2:
-            raise ValueError(f"map line {' '.join(line)!r}: want <feature>[.<probe>] <LKDTM test>")
-        feat, test = line
-        rows.append((feat.lstrip("?"), test, feat.startswith("?")))
-    return rows
+        if len(line) not in (2, 3) or (len(line) == 3 and not re.match(r"^\d+\.\d+$", line[2])):
+            raise ValueError(f"map line {' '.join(line)!r}: want {MAP_LINE}")
+        yield line
+
+
+def hardprobe_map(text):
+    """[(feature or feature.probe, LKDTM test, informational)] from scripts/lkdtm/map."""
+    return [(line[0].lstrip("?"), line[1], line[0].startswith("?")) for line in _map_lines(text)]
+
+
+def since(text):
+    """{LKDTM test: (major, minor)} of the map lines that name the first kernel version whose
+    LKDTM has the test (an older kernel's tests.txt lacks it, rightly)."""
+    return {line[1]: tuple(int(x) for x in line[2].split(".")) for line in _map_lines(text)
+            if len(line) == 3}
 
 
 def hardprobe_outcome(report, name):
@@ -172,10 +183,13 @@ def main(rdir, map_path, tests_path, unlisted_path=None):
     except (OSError, ValueError, KeyError):
         report = {}
     rows = []
+    first = since(read(map_path))
     for feat, test, inform in hardprobe_map(read(map_path)):
         t = tests.get(test)
         if not t:
             v, why = "missing", f"not in {tests_path}: this kernel's LKDTM has no such test"
+            if test in first:
+                why += f" (LKDTM has it from {'.'.join(map(str, first[test]))})"
         elif t["skip"]:
             v, why = "skipped", f"not run: tests.txt marks it: {t['skip']}"
         else:

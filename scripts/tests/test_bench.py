@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, SCRIPTS)
 import collect  # noqa: E402
-from hptool import ktap  # noqa: E402
+from hptool import kconfig, ktap  # noqa: E402
 
 LOG = open(os.path.join(HERE, "recorded-x86_64-gcc.log"), errors="replace").read()
 SMASH = open(os.path.join(HERE, "recorded-x86_64-gcc-smash.log"), errors="replace").read()
@@ -260,6 +260,16 @@ def lkdtm_tests_txt():
     got = lkdtm_compare.guest_list(rows, t)
     check("lkdtm-guest-list", got == ["WRITE_RO 1", "REPORT_STACK_CANARY 2"] and
           rows[1] == ("x", "PANIC", True), f"{got} {rows}")
+    # a third column: the first kernel version with the test; anything else is refused
+    text = "a PTR_BOUNDS 7.0\nb ARRAY_BOUNDS\n"
+    try:
+        lkdtm_compare.hardprobe_map("a PTR_BOUNDS 7\n")
+        bad = "accepted"
+    except ValueError as e:
+        bad = str(e)
+    check("lkdtm-map-since", lkdtm_compare.since(text) == {"PTR_BOUNDS": (7, 0)} and
+          lkdtm_compare.hardprobe_map(text)[0] == ("a", "PTR_BOUNDS", False) and
+          "first kernel version" in bad, f"{lkdtm_compare.since(text)} {bad}")
     # a test tests.txt lacks comes from the unlisted file; one it has (even marked "#")
     # is never overridden
     both = lkdtm_compare.all_tests(TESTS_TXT, "FAM_BOUNDS call trace:|UBSAN: x\n"
@@ -287,8 +297,14 @@ def lkdtm_tests_txt():
     n = len(t)
     t = lkdtm_compare.all_tests(collect.read(path),
                                 collect.read(os.path.join(SCRIPTS, "lkdtm", "unlisted")))
-    rows = lkdtm_compare.hardprobe_map(collect.read(os.path.join(SCRIPTS, "lkdtm", "map")))
-    absent = [test for _, test, _ in rows if test not in t or t[test]["skip"]]
+    text = collect.read(os.path.join(SCRIPTS, "lkdtm", "map"))
+    rows = lkdtm_compare.hardprobe_map(text)
+    # a test the map says came in a later kernel than this tree's may be absent
+    ver = re.match(r"(\d+)\.(\d+)", kconfig.tree_version(src) or "0.0")
+    newer = {x for x, v in lkdtm_compare.since(text).items()
+             if v > (int(ver.group(1)), int(ver.group(2)))}
+    absent = [test for _, test, _ in rows if test not in newer and
+              (test not in t or t[test]["skip"])]
     # the unlisted file only adds what tests.txt lacks: it never shadows a tests.txt line
     shadow = [x for x in lkdtm_compare.lkdtm_tests(
         collect.read(os.path.join(SCRIPTS, "lkdtm", "unlisted"))) if not t[x].get("unlisted")]
