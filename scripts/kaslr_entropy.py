@@ -23,7 +23,7 @@ def offset(text):
     m = RESULT.search(text)
     if not m:
         return None, None
-    if m.group(1) == "vulnerable" and "(offset 0)" in m.group(2):
+    if m.group(1) in ("vulnerable", "inconclusive") and "(offset 0)" in m.group(2):
         return m.group(1), 0
     mv = MOVED.search(m.group(2))
     return m.group(1), int(mv.group(1)) if mv else None

@@ -13,13 +13,24 @@
  * names _printk's own address. kaslr.regions (x86_64) compares the exported region bases
  * with their fixed defaults. One boot shows whether the kernel moved, not how
  * far it could have: the entropy is a property of many boots.
+ *
+ * x86_64 draws the text's place among 1 + (1 GiB - 16 MiB - image) / 2 MiB
+ * slots (find_random_virt_addr()), the first of which is the link address:
+ * about one boot in 490 puts a randomized kernel where an unrandomized one
+ * sits. The decompressor marks a boot it randomized with KASLR_FLAG in
+ * boot_params.hdr.loadflags, which /sys/kernel/boot_params/data shows: the
+ * text at its link address is inconclusive under that flag (one boot cannot
+ * tell a draw of the first slot from no draw) and vulnerable without it.
+ * arm64 never draws offset 0 (kaslr_early_init() sets bit VA_BITS_MIN - 3).
  */
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/printk.h>
 #include <linux/sizes.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
+#include <asm/bootparam.h>
 #include <asm/page.h>
 #include <asm/pgtable.h>
 
@@ -72,10 +83,34 @@ static unsigned long hp_kaslr_find_stext(unsigned long fn, bool *starts)
 	return hp_kaslr_sym(found, starts) ? found : 0;
 }
 
+#ifdef CONFIG_X86_64
+#define HP_BOOT_PARAMS	"/sys/kernel/boot_params/data"
+
+/*
+ * whether the decompressor randomized this boot: KASLR_FLAG in the loadflags of
+ * /sys/kernel/boot_params/data; -1 where it cannot be read
+ */
+static int hp_kaslr_drawn(void)
+{
+	u8 flags;
+
+	if (hp_read_bytes(HP_BOOT_PARAMS, &flags, 1,
+			  offsetof(struct boot_params, hdr.loadflags)) != 1)
+		return -1;
+	return !!(flags & KASLR_FLAG);
+}
+#else
+static int hp_kaslr_drawn(void)
+{
+	return 0;	/* a randomized arm64 kernel is never at offset 0 */
+}
+#endif
+
 static void hp_kaslr_text(struct hp_result *r)
 {
 	unsigned long fn = (unsigned long)_printk, text, off;
 	bool fn_starts, text_starts;
+	int drawn;
 
 	/* control: kallsyms names the module's own pointer to a kernel function */
 	if (!hp_kaslr_sym(fn, &fn_starts) || !fn_starts) {
@@ -93,9 +128,17 @@ static void hp_kaslr_text(struct hp_result *r)
 	/* _text, where the kernel is linked and moved to, is _stext less the head */
 	text -= HP_KASLR_HEAD;
 	off = text - HP_KASLR_LINK;
-	if (!off)
+	drawn = off ? 0 : hp_kaslr_drawn();
+	if (!off && drawn == 1)
+		hp_set(r, HP_INCONCLUSIVE,
+		       "the kernel's text starts at its link address %#lx (offset 0), yet the decompressor randomized this boot (KASLR_FLAG in boot_params): it drew the first 2 MiB slot, which one boot cannot tell from no draw",
+		       text);
+	else if (!off)
 		hp_set(r, HP_VULNERABLE,
-		       "the kernel's text starts at its link address %#lx (offset 0)", text);
+		       "the kernel's text starts at its link address %#lx (offset 0)%s", text,
+		       IS_ENABLED(CONFIG_X86_64) ?
+		       (drawn ? "; boot_params unreadable" :
+			"; boot_params: not randomized at this boot (no KASLR_FLAG)") : "");
 	else
 		hp_set(r, HP_PROTECTED,
 		       "the kernel's text starts %ld MiB off its link address; control: kallsyms names _printk",

@@ -109,6 +109,28 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 }
 
 /**
+ * hp_read_bytes() - read raw bytes of a file (a sysfs binary attribute)
+ * @path: an absolute path, opened as hp_read_file() opens it
+ * @buf: where the bytes go, as they are
+ * @len: how many to read
+ * @off: from where in the file
+ *
+ * Return: the number read (short at the end of the file), or -errno.
+ */
+ssize_t hp_read_bytes(const char *path, void *buf, size_t len, loff_t off)
+{
+	struct file *f;
+	ssize_t n;
+
+	f = hp_open_setting(path, O_RDONLY);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, len, &off);
+	filp_close(f, NULL);
+	return n;
+}
+
+/**
  * hp_write_file() - write a small text to a file (sysfs, procfs)
  * @path: an absolute path; /proc/... and /sys/... are written on
  *	hardprobe's own instances, as hp_read_file() reads them

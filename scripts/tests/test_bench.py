@@ -60,6 +60,10 @@ def test_kaslr_entropy():
         "nokaslr": ([kaslr_console("vulnerable", fixed0)] * 3, 1, "same offset every boot"),
         "one-boot-died": ([kaslr_console("protected", moved.format(190)), "Kernel panic\n",
                            kaslr_console("protected", moved.format(222))], 1, "did not judge"),
+        # a randomized boot that drew the link address (inconclusive) is offset 0, judged
+        "drew-slot-0": ([kaslr_console("inconclusive", fixed0 + ", yet the decompressor "
+                                       "randomized this boot"),
+                         kaslr_console("protected", moved.format(222))], 0, "2 distinct offsets"),
     }
     for name, (consoles, want_rc, want) in cases.items():
         with tempfile.TemporaryDirectory() as d:
