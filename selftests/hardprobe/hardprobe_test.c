@@ -291,7 +291,6 @@ static void input_tests(void)
 	       pread(fd, &c, 1, 1 << 20) == 0, "kstack_rejects_write_reads_short", NULL, "");
 	if (fd >= 0)
 		close(fd);
-	nr_probes = 0;
 	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0,
 	       "module_still_answers", NULL, "");
 }
@@ -560,11 +559,13 @@ int main(int argc, char **argv)
 	 * not loaded yet, as in a CI lab's kselftest run: load it the way the kernel's
 	 * other kselftests load their modules
 	 */
-	if (load_probes() && !system("modprobe -q hardprobe 2>/dev/null"))
-		printf("# hardprobe was not loaded: modprobe hardprobe\n");
-	if (load_probes())
-		ksft_exit_skip("%s not found: load hardprobe.ko, mount debugfs, run as root\n",
-			       HP_DIR);
+	if (load_probes()) {
+		if (!system("modprobe -q hardprobe 2>/dev/null"))
+			printf("# hardprobe was not loaded: modprobe hardprobe\n");
+		if (load_probes())
+			ksft_exit_skip("%s not found: load hardprobe.ko, mount debugfs, %s\n",
+				       HP_DIR, "run as root");
+	}
 	n = read_kstack();
 	if (n < 0)
 		printf("# kstack: %s\n", strerror(-n));

@@ -254,11 +254,13 @@ static inline int write_file(const char *path, const char *buf, size_t len)
 	return n < 0 ? (int)n : 0;
 }
 
+/* (Re)read the module's list of probes into probes[]; 0, or -errno. */
 static inline int load_probes(void)
 {
 	char line[LINE];
 	FILE *f = fopen(HP_DIR "/probes", "r");
 
+	nr_probes = 0;
 	if (!f)
 		return -errno;
 	while (nr_probes < MAX_PROBES && fgets(line, sizeof(line), f)) {
