@@ -30,9 +30,11 @@
 #include <linux/sizes.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include <asm/bootparam.h>
 #include <asm/page.h>
 #include <asm/pgtable.h>
+#ifdef CONFIG_X86_64
+#include <asm/bootparam.h>
+#endif
 
 #include "../hardprobe.h"
 
