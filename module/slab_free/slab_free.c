@@ -14,11 +14,17 @@
  *   its real cache; without it the object goes to the slab it lives in
  *   through the wrong cache's geometry (the two caches are alike, so this
  *   does no harm here).
+ *   7.1's kmem_cache_free() instead WARN_ONCEs "kmem_cache_free(<a>, <p>):
+ *   object belongs to different cache <b>" and drops the free, leaking the
+ *   object on purpose: the probe gives it back to b (destroying b with it
+ *   would warn a second time), and after the first time in a boot, when the
+ *   WARN_ONCE is silent, the leak is the evidence.
  * - not_slab: kmem_cache_free() of a page that is no slab. virt_to_cache()
- *   WARN_ONCEs "virt_to_cache: Object is not a Slab page!" and the free is
- *   dropped. Without the hardening nothing checks the pointer and
- *   slab_free() works on a NULL slab (an oops at best, which says nothing
- *   of the hardening): the probe is not provoked there (unsupported).
+ *   WARN_ONCEs "virt_to_cache: Object is not a Slab page!" (7.1: "... object
+ *   is not in a slab page") and the free is dropped. Without the hardening
+ *   nothing checks the pointer and slab_free() works on a NULL slab (an
+ *   oops at best, which says nothing of the hardening): the probe is not
+ *   provoked there (unsupported).
  *
  * cache_from_obj() also checks for a cache that slub_debug's consistency
  * checks (F) are on for: on a kernel without SLAB_FREELIST_HARDENED such a
@@ -65,6 +71,12 @@
 #define HP_SLAB_SIG_DOUBLE	"kernel BUG at "
 #define HP_SLAB_SIG_CROSS	"Wrong slab cache. hardprobe-slab-a-"
 #define HP_SLAB_SIG_PAGE	"virt_to_cache: Object is not a Slab page!"
+/*
+ * 7.1's kmem_cache_free() (warn_free_bad_obj(), WARN_ONCE each): a free to the
+ * wrong cache, or of no slab object, is dropped and the object leaked on purpose
+ */
+#define HP_SLAB_SIG_CROSS_LEAK	"): object belongs to different cache hardprobe-slab-b-"
+#define HP_SLAB_SIG_PAGE_LEAK	"): object is not in a slab page"
 /* KASAN's report of a double free (mm/kasan/report.c, 6.1 and 6.12) */
 #define HP_SLAB_KASAN_DOUBLE	"BUG: KASAN: double-free"
 
@@ -78,6 +90,8 @@
 
 static atomic_t hp_slab_seq = ATOMIC_INIT(0);
 static bool hp_slab_page_warned;
+/* this kernel leaks a wrong-cache free (7.1), seen once: its WARN_ONCE is silent after */
+static bool hp_slab_cross_leaks;
 
 /*
  * Who checked a free: cache_from_obj() looks the object's cache up when
@@ -235,7 +249,7 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	void *x, *y;
 	char marker[48], line[160];
 	int seq;
-	bool logged;
+	bool logged, leaked;
 
 	if (hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED,
@@ -278,10 +292,24 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	kmem_cache_free(a, x);
 	preempt_enable();
 	logged = hp_log_find(marker, HP_SLAB_SIG_CROSS, line, sizeof(line));
+	leaked = !logged && hp_log_find(marker, HP_SLAB_SIG_CROSS_LEAK, line, sizeof(line));
+	hp_slab_cross_leaks |= leaked;
 	/* where did it go? b hands its last freed object out first */
 	y = kmem_cache_alloc(b, GFP_KERNEL);
 	if (y)
 		kmem_cache_free(b, y);
+	if (y != x && (leaked || (!logged && hp_slab_cross_leaks))) {
+		/*
+		 * dropped and leaked on purpose: still b's, given back (else
+		 * destroying b would warn about it); the WARN_ONCE is silent after
+		 * its first time, when the leak is the evidence
+		 */
+		kmem_cache_free(b, x);
+		hp_set(r, hp_slab_catch(),
+		       "kmem_cache_free(a, object of b) dropped%s, the object leaked on purpose (b did not hand it out; given back to b); log: %s",
+		       hp_slab_by(), leaked ? line : "warned earlier in this boot (WARN_ONCE)");
+		goto out;
+	}
 	hp_set(r, !logged ? HP_VULNERABLE : hp_slab_catch(),
 	       "kmem_cache_free(a, object of b) %s%s; b %s the object again; log: %s",
 	       logged ? "warned" : "accepted without a word",
@@ -337,7 +365,8 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 	preempt_enable();
 	/* WARN_ONCE: after the first line in this boot, do not scan the log again */
 	if (!hp_slab_page_warned) {
-		logged = hp_log_find(marker, HP_SLAB_SIG_PAGE, line, sizeof(line));
+		logged = hp_log_find(marker, HP_SLAB_SIG_PAGE, line, sizeof(line)) ||
+			 hp_log_find(marker, HP_SLAB_SIG_PAGE_LEAK, line, sizeof(line));
 		hp_slab_page_warned = logged;
 	}
 	if (y == p) {
