@@ -82,35 +82,9 @@ static struct file *hp_open_setting(const char *path, int flags)
 }
 
 /**
- * hp_read_file() - read a small text file (procfs, sysfs) into @buf
+ * hp_read_bytes() - read raw bytes of a file (a sysfs binary attribute)
  * @path: an absolute path; /proc/... and /sys/... are read on hardprobe's
  *	own instances, whatever the caller's root and mount namespace show
- * @buf: where the text goes, NUL-terminated and trimmed
- * @len: size of @buf
- *
- * Return: its length, or -errno.
- */
-ssize_t hp_read_file(const char *path, char *buf, size_t len)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = hp_open_setting(path, O_RDONLY);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, buf, len - 1, &pos);
-	filp_close(f, NULL);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
-	strim(buf);
-	return n;
-}
-
-/**
- * hp_read_bytes() - read raw bytes of a file (a sysfs binary attribute)
- * @path: an absolute path, opened as hp_read_file() opens it
  * @buf: where the bytes go, as they are
  * @len: how many to read
  * @off: from where in the file
@@ -127,6 +101,25 @@ ssize_t hp_read_bytes(const char *path, void *buf, size_t len, loff_t off)
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, len, &off);
 	filp_close(f, NULL);
+	return n;
+}
+
+/**
+ * hp_read_file() - read a small text file (procfs, sysfs) into @buf
+ * @path: an absolute path, read as hp_read_bytes() reads it
+ * @buf: where the text goes, NUL-terminated and trimmed
+ * @len: size of @buf
+ *
+ * Return: its length, or -errno.
+ */
+ssize_t hp_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n = hp_read_bytes(path, buf, len - 1, 0);
+
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	strim(buf);
 	return n;
 }
 

@@ -93,30 +93,25 @@ def test_targets(rec):
     # x86_64-clang-22 (a line of its own) and x86_64-clang-21 (the x86_64-clang line
     # with clang-21): the error names the packages when the compiler is missing, the
     # target resolves when it is there (stand-ins on PATH)
+    def missing_then_found(d, name, ver):
+        """(the error without clang-<ver> on PATH, the target with stand-ins for it)"""
+        try:
+            targets.resolve(name)
+            err = f"resolved without clang-{ver}"
+        except Error as e:
+            err = str(e)
+        for tool in (f"clang-{ver}", f"ld.lld-{ver}", f"llvm-ar-{ver}"):
+            with open(os.path.join(d, tool), "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(os.path.join(d, tool), 0o755)
+        return err, targets.resolve(name)
+
     path = os.environ["PATH"]
     with tempfile.TemporaryDirectory(prefix="hp-tool-") as d:
         try:
             os.environ["PATH"] = d
-            try:
-                targets.resolve("x86_64-clang-22")
-                err = "resolved without clang-22"
-            except Error as e:
-                err = str(e)
-            for tool in ("clang-22", "ld.lld-22", "llvm-ar-22"):
-                with open(os.path.join(d, tool), "w") as f:
-                    f.write("#!/bin/sh\n")
-                os.chmod(os.path.join(d, tool), 0o755)
-            t = targets.resolve("x86_64-clang-22")
-            try:
-                targets.resolve("x86_64-clang-21")
-                err21 = "resolved without clang-21"
-            except Error as e:
-                err21 = str(e)
-            for tool in ("clang-21", "ld.lld-21", "llvm-ar-21"):
-                with open(os.path.join(d, tool), "w") as f:
-                    f.write("#!/bin/sh\n")
-                os.chmod(os.path.join(d, tool), 0o755)
-            t21 = targets.resolve("x86_64-clang-21")
+            err, t = missing_then_found(d, "x86_64-clang-22", 22)
+            err21, t21 = missing_then_found(d, "x86_64-clang-21", 21)
         finally:
             os.environ["PATH"] = path
     want = rec["target-error x86_64-clang-22"].removeprefix("hardprobe: error: ")
