@@ -67,7 +67,8 @@ stop_all() {
 	exit
 }
 trap stop_all EXIT
-trap 'echo "interrupted" >&2; exit 130' INT TERM
+# an interrupted lab is a failed one: its tally must not read as a clean run
+trap 'check run "FAIL (interrupted)"; exit 130' INT TERM
 # fail STEP REASON: the step's failure, then the end (stop_all)
 fail() { check "$1" "FAIL ($2)"; exit 1; }
 # why a command failed: its log's last non-empty line
