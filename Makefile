@@ -30,8 +30,8 @@ modules:
 RUN_KDIR = $(if $(filter command line environment,$(origin KDIR)),$(abspath $(KDIR)))
 RUN_TARGET = $(if $(KIMAGE)$(RUN_KDIR),$(if $(filter command line,$(origin TARGET)),$(TARGET),custom),$(TARGET))
 
-# TARGET=<arch>-clang-<N>: Debian's clang-N lld-N llvm-N besides the bench's clang-19
-RUN_CLANG = $(filter-out clang-19,$(filter clang-%,$(subst -clang-, clang-,$(TARGET))))
+# TARGET=<arch>-clang-<N>: Debian's clang-N lld-N llvm-N (deps.sh installs what is missing)
+RUN_CLANG = $(filter clang-%,$(subst -clang-, clang-,$(TARGET)))
 run:
 	@EXTRA_PKGS="$(foreach c,$(RUN_CLANG),$(c) lld-$(c:clang-%=%) llvm-$(c:clang-%=%))" \
 		scripts/deps.sh $(if $(filter arm64% debian-arm64%,$(TARGET) $(ARCH)),--arm64) \

@@ -183,8 +183,9 @@ def main(rdir, map_path, tests_path, unlisted_path=None):
     except (OSError, ValueError, KeyError):
         report = {}
     rows = []
-    first = since(read(map_path))
-    for feat, test, inform in hardprobe_map(read(map_path)):
+    map_text = read(map_path)
+    first = since(map_text)
+    for feat, test, inform in hardprobe_map(map_text):
         t = tests.get(test)
         if not t:
             v, why = "missing", f"not in {tests_path}: this kernel's LKDTM has no such test"

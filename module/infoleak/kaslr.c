@@ -130,21 +130,23 @@ static void hp_kaslr_text(struct hp_result *r)
 	/* _text, where the kernel is linked and moved to, is _stext less the head */
 	text -= HP_KASLR_HEAD;
 	off = text - HP_KASLR_LINK;
-	drawn = off ? 0 : hp_kaslr_drawn();
-	if (!off && drawn == 1)
+	if (off) {
+		hp_set(r, HP_PROTECTED,
+		       "the kernel's text starts %ld MiB off its link address; control: kallsyms names _printk",
+		       (long)off >> 20);
+		return;
+	}
+	drawn = hp_kaslr_drawn();
+	if (drawn == 1)
 		hp_set(r, HP_INCONCLUSIVE,
 		       "the kernel's text starts at its link address %#lx (offset 0), yet the decompressor randomized this boot (KASLR_FLAG in boot_params): it drew the first 2 MiB slot, which one boot cannot tell from no draw",
 		       text);
-	else if (!off)
+	else
 		hp_set(r, HP_VULNERABLE,
 		       "the kernel's text starts at its link address %#lx (offset 0)%s", text,
 		       IS_ENABLED(CONFIG_X86_64) ?
 		       (drawn ? "; boot_params unreadable" :
 			"; boot_params: not randomized at this boot (no KASLR_FLAG)") : "");
-	else
-		hp_set(r, HP_PROTECTED,
-		       "the kernel's text starts %ld MiB off its link address; control: kallsyms names _printk",
-		       (long)off >> 20);
 }
 
 #ifdef CONFIG_X86_64

@@ -298,7 +298,7 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	y = kmem_cache_alloc(b, GFP_KERNEL);
 	if (y)
 		kmem_cache_free(b, y);
-	if (y != x && (leaked || (!logged && hp_slab_cross_leaks))) {
+	if (y != x && !logged && hp_slab_cross_leaks) {
 		/*
 		 * dropped and leaked on purpose: still b's, given back (else
 		 * destroying b would warn about it); the WARN_ONCE is silent after

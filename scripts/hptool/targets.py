@@ -120,18 +120,16 @@ def arch_compiler(name, top=TOP):
 def resolve(name, top=TOP, check_tools=True):
     """the Target of a name of scripts/targets or <arch>-clang-<N>."""
     t = table(top)
-    ver = None
     if name in t:
         arch, comp, frags = t[name]
     else:
         m = CLANG_N.match(name)
         if not m or m.group(1) not in t:
             raise Error(f"unknown target '{name}' (known: {' '.join(t)} and <arch>-clang-<N>)")
-        ver = m.group(3)
         arch, _, frags = t[m.group(1)]
-        comp = f"clang-{ver}"
-    if comp.startswith("clang-"):
-        ver = comp[len("clang-"):]
+        comp = f"clang-{m.group(3)}"
+    # every Clang target, a line of its own or derived, needs its clang-N lld-N llvm-N
+    ver = comp[len("clang-"):] if comp.startswith("clang-") else None
     if ver and check_tools:
         for tool in (f"clang-{ver}", f"ld.lld-{ver}", f"llvm-ar-{ver}"):
             if shutil.which(tool) is None:
