@@ -158,6 +158,15 @@ HP_REGISTRY(retpoline, speculation, "speculation",
 HP_REGISTRY(pti, speculation, "speculation",
 	    "Kernel page-table isolation (Meltdown)",
 	    HP_SYM_PTI)
+HP_REGISTRY(retbleed, speculation, "speculation",
+	    "Retbleed return thunk (untrained or depth-stuffing)",
+	    HP_SYM_RETBLEED)
+HP_REGISTRY(srso, speculation, "speculation",
+	    "SRSO safe return thunk (spec_rstack_overflow)",
+	    HP_SYM_SRSO_ARCH)
+HP_REGISTRY(its, speculation, "speculation",
+	    "ITS aligned return thunks (indirect_target_selection)",
+	    HP_SYM_ITS)
 HP_REGISTRY(kstack_offset, kstack, "stack",
 	    "Kernel stack offset randomisation",
 	    "CONFIG_RANDOMIZE_KSTACK_OFFSET")

@@ -7,9 +7,11 @@ changes its verdict when an unrelated switch flips is judging something else.
 
 A feature written +feature is turned on by the variant instead (one the reference
 kernel leaves off: a debugging check, a boot switch): vulnerable on the base run,
-protected on the variant. The same pair of kernels, read the other way round.
+protected on the variant. The same pair of kernels, read the other way round. A feature
+written *feature is a CPU bug the variant forces on a CPU the kernel calls not affected
+(retbleed=force): unsupported on the base run, protected on the variant.
 
-usage: offcheck.py NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE...]
+usage: offcheck.py NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
   BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
 Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature."""
 import json
@@ -44,6 +46,8 @@ def main(argv):
     for x in argv[4].split(","):
         if x.startswith("+"):
             want[x[1:]] = ("vulnerable", "protected")
+        elif x.startswith("*"):
+            want[x[1:]] = ("unsupported", "protected")
         elif x:
             want[x] = ("protected", "vulnerable")
     base, err = load(base_dir)
@@ -55,7 +59,8 @@ def main(argv):
     for feat, (was, now) in want.items():
         v = var.get(feat)
         b = base.get(feat)
-        what = "turned off" if now == "vulnerable" else "turned on"
+        what = {"vulnerable": "turned off", "protected": "turned on"}[now]
+        what = "forced on" if was == "unsupported" else what
         if v is None or b is None:
             print("check off-%s %s: FAIL (not in both reports)" % (name, feat))
             fails += 1

@@ -209,6 +209,11 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 				 IS_ENABLED(CONFIG_RETHUNK))
 #define HP_CONFIG_PTI		(IS_ENABLED(CONFIG_MITIGATION_PAGE_TABLE_ISOLATION) || \
 				 IS_ENABLED(CONFIG_PAGE_TABLE_ISOLATION))
+#define HP_CONFIG_UNRET		(IS_ENABLED(CONFIG_MITIGATION_UNRET_ENTRY) || \
+				 IS_ENABLED(CONFIG_CPU_UNRET_ENTRY))
+#define HP_CONFIG_CALL_DEPTH	(IS_ENABLED(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || \
+				 IS_ENABLED(CONFIG_CALL_DEPTH_TRACKING))
+#define HP_CONFIG_SRSO		(IS_ENABLED(CONFIG_MITIGATION_SRSO) || IS_ENABLED(CONFIG_CPU_SRSO))
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
 #define HP_SYM_CFI		"CONFIG_CFI"
@@ -239,11 +244,27 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_SYM_RETPOLINE	"CONFIG_MITIGATION_RETPOLINE"
 #define HP_SYM_RETHUNK		"CONFIG_MITIGATION_RETHUNK"
 #define HP_SYM_PTI_X86		"CONFIG_MITIGATION_PAGE_TABLE_ISOLATION"
+#define HP_SYM_UNRET		"CONFIG_MITIGATION_UNRET_ENTRY"
+#define HP_SYM_CALL_DEPTH	"CONFIG_MITIGATION_CALL_DEPTH_TRACKING"
+#define HP_SYM_SRSO		"CONFIG_MITIGATION_SRSO"
 #else
 #define HP_SYM_SLS		"CONFIG_SLS"
 #define HP_SYM_RETPOLINE	"CONFIG_RETPOLINE"
 #define HP_SYM_RETHUNK		"CONFIG_RETHUNK"
 #define HP_SYM_PTI_X86		"CONFIG_PAGE_TABLE_ISOLATION"
+#define HP_SYM_UNRET		"CONFIG_CPU_UNRET_ENTRY"
+#define HP_SYM_CALL_DEPTH	"CONFIG_CALL_DEPTH_TRACKING"
+#define HP_SYM_SRSO		"CONFIG_CPU_SRSO"
+#endif
+/* the x86 return-thunk mitigations' registry symbols (retbleed, srso, its) */
+#ifdef CONFIG_X86_64
+#define HP_SYM_RETBLEED		HP_SYM_UNRET " or " HP_SYM_CALL_DEPTH
+#define HP_SYM_SRSO_ARCH	HP_SYM_SRSO
+#define HP_SYM_ITS		"CONFIG_MITIGATION_ITS"
+#else
+#define HP_SYM_RETBLEED		"none (an x86 return-thunk mitigation)"
+#define HP_SYM_SRSO_ARCH	"none (an x86 return-thunk mitigation)"
+#define HP_SYM_ITS		"none (an x86 return-thunk mitigation)"
 #endif
 /* pti's registry symbol: both architectures' options, the x86 one renamed in 6.9 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hardprobe sls, retpoline: read the module's own machine code as the
+ * hardprobe sls, retpoline, retbleed, srso, its: read the module's own machine code as the
  * kernel left it after loading. The family's spectre_v1 and slh probes are
  * in spectre_v1.c.
  *
@@ -131,6 +131,19 @@ struct hp_fn_end {
 	const void *dest;	/* of a jmp rel32 */
 };
 
+/*
+ * An e9 byte followed by padding may be the tail of another instruction
+ * ("lea -0x17(%rdi),%eax" is 8d 47 e9, then "ret; int3..."): a jmp rel32
+ * counts only if it lands on a symbol kallsyms knows (a thunk, a function).
+ */
+static bool hp_jmp_dest_named(const void *dest)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol_no_offset(sym, (unsigned long)dest);
+	return !strstarts(sym, "0x");
+}
+
 /* Find the last instruction of the code in [@p, @end) (see the file comment). */
 static void hp_fn_end(const u8 *p, const u8 *end, struct hp_fn_end *e)
 {
@@ -146,7 +159,8 @@ static void hp_fn_end(const u8 *p, const u8 *end, struct hp_fn_end *e)
 		} else if (i + 2 <= n && p[i] == 0xff && (p[i + 1] & 0xf8) == 0xe0 &&
 			   hp_tail(p + i + 2, end, &e->int3)) {
 			e->kind = HP_LAST_JMP_REG;
-		} else if (i + 5 <= n && p[i] == 0xe9 && hp_tail(p + i + 5, end, &e->int3)) {
+		} else if (i + 5 <= n && p[i] == 0xe9 && hp_tail(p + i + 5, end, &e->int3) &&
+			   hp_jmp_dest_named(p + i + 5 + get_unaligned((const s32 *)(p + i + 1)))) {
 			e->kind = HP_LAST_JMP_REL;
 			e->dest = p + i + 5 + get_unaligned((const s32 *)(p + i + 1));
 		} else {
@@ -380,6 +394,209 @@ static void hp_retpoline_indirect_call(struct hp_result *r)
 		       site, v2, csite);
 }
 
+/*
+ * retbleed, srso, its: the return sequence the kernel chose at boot. The
+ * compiler ends every function built with the kernel's flags under
+ * MITIGATION_RETHUNK with "jmp __x86_return_thunk" and lists it in
+ * .return_sites; the loader (apply_returns) rewrites each to "jmp
+ * <x86_return_thunk>" (retbleed_return_thunk, call_depth_return_thunk,
+ * srso_return_thunk, srso_alias_return_thunk, its_return_thunk) or to "ret;
+ * int3" when no return thunk is wanted, and under ITS's aligned thunks only
+ * where the return is in the lower half of its 64-byte line (bit 5 clear).
+ * The returns of four such functions of ours are read as the loader left
+ * them, and must agree with the kernel's line in
+ * /sys/devices/system/cpu/vulnerabilities/: protected when the thunk that
+ * line names is where the returns go, vulnerable under "Vulnerable" or when
+ * the line names a return-thunk mitigation that the returns do not use,
+ * unsupported under "Not affected" or where the kernel has no such line,
+ * and inconclusive for a mitigation with no return thunk (IBRS, IBPB,
+ * microcode: nothing in our code shows it) or when sysfs cannot be read.
+ */
+#define HP_VULN_DIR "/sys/devices/system/cpu/vulnerabilities/"
+#define HP_RET_SITES 4
+
+static noinline int hp_spec_ret_b(int x)
+{
+	return x ^ 0x3c;
+}
+
+static noinline int hp_spec_ret_c(int x)
+{
+	return x + 0x21;
+}
+
+static noinline int hp_spec_ret_d(int x)
+{
+	return x - 0x17;
+}
+
+struct hp_ret_site {
+	bool upper;		/* in the upper half of its 64-byte line */
+	bool thunk;		/* "jmp <thunk>", else "ret" */
+	char dest[48];		/* the thunk's name */
+};
+
+/* The returns of our kernel-flag functions; false (and @txt why) if one is not found. */
+static bool hp_ret_sites(struct hp_ret_site *s, char *txt, size_t len)
+{
+	static hp_spec_fn const fns[HP_RET_SITES] = {
+		hp_spec_ret_main, hp_spec_ret_b, hp_spec_ret_c, hp_spec_ret_d,
+	};
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i, n = 0;
+
+	if (hp_spec_ret_main(1) != 0x5b || hp_spec_ret_b(1) != 0x3d ||
+	    hp_spec_ret_c(1) != 0x22 || hp_spec_ret_d(0x18) != 1) {
+		snprintf(txt, len, "a scanned function returned a wrong value");
+		return false;
+	}
+	for (i = 0; i < HP_RET_SITES; i++) {
+		const u8 *p = (const u8 *)fns[i];
+		struct hp_fn_end e;
+
+		hp_fn_end(p, p + hp_fn_size(p), &e);
+		if (e.kind != HP_LAST_RET && e.kind != HP_LAST_JMP_REL) {
+			snprintf(txt, len, "the return of function %u of %u not found", i + 1,
+				 HP_RET_SITES);
+			return false;
+		}
+		s[i].upper = ((unsigned long)p + e.off) & 0x20;
+		s[i].thunk = e.kind == HP_LAST_JMP_REL;
+		s[i].dest[0] = '\0';
+		if (s[i].thunk) {
+			sprint_symbol_no_offset(sym, (unsigned long)e.dest);
+			strscpy(s[i].dest, sym, sizeof(s[i].dest));
+		}
+	}
+	for (i = 0; i < HP_RET_SITES && n < len; i++)
+		n += scnprintf(txt + n, len - n, "%s%s %s%s", i ? ", " : "",
+			       s[i].upper ? "U" : "L", s[i].thunk ? "jmp " : "ret",
+			       s[i].dest);
+	return true;
+}
+
+/* True if @name is one of the thunks in @want (substrings, NULL-ended). */
+static bool hp_thunk_is(const char *name, const char *const *want)
+{
+	for (; *want; want++)
+		if (strstr(name, *want))
+			return true;
+	return false;
+}
+
+/*
+ * One mitigation line and the return thunks it puts in place: @its, the
+ * aligned thunks of ITS (lower-half returns through it, upper-half ones
+ * plain ret).
+ */
+struct hp_thunk_rule {
+	const char *line;
+	const char *thunks[4];
+	bool its;
+};
+
+static void hp_ret_judge(struct hp_result *r, const char *entry,
+			 const struct hp_thunk_rule *rules, unsigned int nrules)
+{
+	struct hp_ret_site s[HP_RET_SITES];
+	char path[96], line[128], sites[192];
+	unsigned int i, lower = 0, good = 0;
+	const struct hp_thunk_rule *rule = NULL;
+	ssize_t n;
+
+	if (!hp_ret_sites(s, sites, sizeof(sites))) {
+		hp_set(r, HP_ERROR, "%s", sites);
+		return;
+	}
+	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
+	n = hp_read_file(path, line, sizeof(line));
+	if (n < 0) {
+		char v2[16];
+
+		/* sysfs there and the entry not: this kernel predates the mitigation */
+		if (hp_read_file(HP_SPECTRE_V2, v2, sizeof(v2)) >= 0)
+			hp_set(r, HP_UNSUPPORTED,
+			       "this kernel has no vulnerabilities/%s (it predates the mitigation); returns: %s",
+			       entry, sites);
+		else
+			hp_set(r, HP_INCONCLUSIVE,
+			       "cannot read %s (%zd; sysfs not mounted yet?): cannot tell off from not affected; returns: %s",
+			       path, n, sites);
+		return;
+	}
+	if (strstarts(line, "Not affected")) {
+		hp_set(r, HP_UNSUPPORTED, "CPU not affected (%s: %s); returns: %s", entry, line,
+		       sites);
+		return;
+	}
+	if (strstarts(line, "Vulnerable")) {
+		hp_set(r, HP_VULNERABLE, "%s: %s; returns: %s", entry, line, sites);
+		return;
+	}
+	for (i = 0; i < nrules; i++)
+		if (!strncasecmp(line, rules[i].line, strlen(rules[i].line)))
+			rule = &rules[i];
+	if (!rule) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "%s: %s: a mitigation without a return thunk (MSR, entry code or microcode): nothing in our code shows it; returns: %s",
+		       entry, line, sites);
+		return;
+	}
+	for (i = 0; i < HP_RET_SITES; i++) {
+		bool want_thunk = !rule->its || !s[i].upper;
+
+		lower += !s[i].upper;
+		if (want_thunk ? s[i].thunk && hp_thunk_is(s[i].dest, rule->thunks) :
+				 !s[i].thunk)
+			good++;
+	}
+	if (good < HP_RET_SITES) {
+		hp_set(r, HP_VULNERABLE,
+		       "%s: %s, but %u of %u returns are not what it puts there: %s",
+		       entry, line, HP_RET_SITES - good, HP_RET_SITES, sites);
+		return;
+	}
+	if (rule->its && !lower) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "%s: %s; every return of ours is in an upper half (plain ret there): %s",
+		       entry, line, sites);
+		return;
+	}
+	hp_set(r, HP_PROTECTED, "%s: %s; returns as the loader patched them: %s", entry,
+	       line, sites);
+}
+
+static void hp_retbleed_return_thunk(struct hp_result *r)
+{
+	static const struct hp_thunk_rule rules[] = {
+		/* srso_return_thunk untrains too (Zen 1/2, where both apply) */
+		{ "Mitigation: untrained return thunk",
+		  { "retbleed_return_thunk", "untrain_ret", "srso_return_thunk" } },
+		{ "Mitigation: Stuffing", { "call_depth_return_thunk" } },
+	};
+
+	hp_ret_judge(r, "retbleed", rules, ARRAY_SIZE(rules));
+}
+
+static void hp_srso_return_thunk(struct hp_result *r)
+{
+	static const struct hp_thunk_rule rules[] = {
+		{ "Mitigation: Safe RET", { "srso_return_thunk", "srso_alias_return_thunk" } },
+	};
+
+	hp_ret_judge(r, "spec_rstack_overflow", rules, ARRAY_SIZE(rules));
+}
+
+static void hp_its_return_thunk(struct hp_result *r)
+{
+	static const struct hp_thunk_rule rules[] = {
+		{ "Mitigation: Aligned branch/return thunks", { "its_return_thunk" }, true },
+		{ "Mitigation: Retpolines, Stuffing RSB", { "call_depth_return_thunk" } },
+	};
+
+	hp_ret_judge(r, "indirect_target_selection", rules, ARRAY_SIZE(rules));
+}
+
 #else /* !CONFIG_X86_64 */
 
 static void hp_sls_ret_int3(struct hp_result *r)
@@ -388,6 +605,21 @@ static void hp_sls_ret_int3(struct hp_result *r)
 }
 
 static void hp_retpoline_indirect_call(struct hp_result *r)
+{
+	hp_set(r, HP_UNSUPPORTED, "x86_64 only");
+}
+
+static void hp_retbleed_return_thunk(struct hp_result *r)
+{
+	hp_set(r, HP_UNSUPPORTED, "x86_64 only");
+}
+
+static void hp_srso_return_thunk(struct hp_result *r)
+{
+	hp_set(r, HP_UNSUPPORTED, "x86_64 only");
+}
+
+static void hp_its_return_thunk(struct hp_result *r)
 {
 	hp_set(r, HP_UNSUPPORTED, "x86_64 only");
 }
@@ -444,6 +676,44 @@ static void hp_retpoline_layers(struct hp_layers *l)
 		hp_layer(l->active, sizeof(l->active), "spectre_v2: %s", v2);
 }
 
+/* the return-thunk mitigations: the kernel's options, the module's flag, the sysfs line */
+static void hp_thunk_layers(struct hp_layers *l, bool configured, const char *sym,
+			    const char *entry)
+{
+	char line[HP_LAYER_LEN - 48], path[96];
+
+	if (!IS_ENABLED(CONFIG_X86_64)) {
+		hp_spec_layers_na(l, "x86_64 only");
+		return;
+	}
+	l->configured = configured;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s, %s=%s", sym,
+		 configured ? "y" : "n", HP_SYM_RETHUNK, HP_CONFIG_RETHUNK ? "y" : "n");
+	hp_built_flags(l, HP_FLAG_RETHUNK, "no -mfunction-return (no return thunks)");
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/%s", entry);
+	if (hp_read_file(path, line, sizeof(line)) < 0)
+		hp_layer(l->active, sizeof(l->active), "no %s", path);
+	else
+		hp_layer(l->active, sizeof(l->active), "%s: %s", entry, line);
+}
+
+static void hp_retbleed_layers(struct hp_layers *l)
+{
+	hp_thunk_layers(l, HP_CONFIG_UNRET || HP_CONFIG_CALL_DEPTH, HP_SYM_RETBLEED,
+			"retbleed");
+}
+
+static void hp_srso_layers(struct hp_layers *l)
+{
+	hp_thunk_layers(l, HP_CONFIG_SRSO, HP_SYM_SRSO_ARCH, "spec_rstack_overflow");
+}
+
+static void hp_its_layers(struct hp_layers *l)
+{
+	hp_thunk_layers(l, IS_ENABLED(CONFIG_MITIGATION_ITS), HP_SYM_ITS,
+			"indirect_target_selection");
+}
+
 static const struct hp_probe hp_probes_spectre_v1[] = {
 	HP_PROBE(spectre_v1, control, HP_SAFE),
 	HP_PROBE(spectre_v1, nospec, HP_SAFE),
@@ -469,3 +739,21 @@ static const struct hp_probe hp_probes_retpoline[] = {
 };
 
 HP_FEATURE(retpoline, .layers = hp_retpoline_layers, .unavailable = hp_retpoline_unavailable);
+
+static const struct hp_probe hp_probes_retbleed[] = {
+	HP_PROBE(retbleed, return_thunk, HP_SAFE),
+};
+
+HP_FEATURE(retbleed, .layers = hp_retbleed_layers, .unavailable = hp_retpoline_unavailable);
+
+static const struct hp_probe hp_probes_srso[] = {
+	HP_PROBE(srso, return_thunk, HP_SAFE),
+};
+
+HP_FEATURE(srso, .layers = hp_srso_layers, .unavailable = hp_retpoline_unavailable);
+
+static const struct hp_probe hp_probes_its[] = {
+	HP_PROBE(its, return_thunk, HP_SAFE),
+};
+
+HP_FEATURE(its, .layers = hp_its_layers, .unavailable = hp_retpoline_unavailable);

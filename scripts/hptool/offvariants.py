@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/off-variants: kernels with features turned off (make offcheck, make check).
 One line each, fields split by "|": name | target | cmdline or config | boot parameters,
-or a config fragment | features turned off (comma-separated; +feature: turned on)."""
+or a config fragment | features turned off (comma-separated; +feature: turned on; *feature:
+a CPU bug forced on a CPU the kernel calls not affected)."""
 import os
 
 from . import TOP, Error
