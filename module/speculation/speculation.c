@@ -439,7 +439,7 @@ struct hp_ret_site {
 /* The returns of our kernel-flag functions; false (and @txt why) if one is not found. */
 static bool hp_ret_sites(struct hp_ret_site *s, char *txt, size_t len)
 {
-	static hp_spec_fn const fns[HP_RET_SITES] = {
+	static const hp_spec_fn fns[HP_RET_SITES] = {
 		hp_spec_ret_main, hp_spec_ret_b, hp_spec_ret_c, hp_spec_ret_d,
 	};
 	char sym[KSYM_SYMBOL_LEN];
