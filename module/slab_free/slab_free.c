@@ -7,7 +7,10 @@
  *   CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has
  *   BUG_ON(object == fp): "kernel BUG at mm/slub.c:<line>!" (550 in 6.12;
  *   an out-of-tree kernel build prints a longer path, so the signature is
- *   the "mm/slub.c:" part of the BUG line).
+ *   the "mm/slub.c:" part of the BUG line). On 7.x both frees go into the
+ *   CPU's sheaf (an array of pointers, free_to_pcs()), set_freepointer() is
+ *   never called and the object is handed out twice: vulnerable, and the
+ *   evidence names the cache's sheaf_capacity.
  * - cross_cache (safe): kmem_cache_free() to the wrong cache. With the
  *   hardening cache_from_obj() WARNs "kmem_cache_free: Wrong slab cache.
  *   <a> but object is from <b>" (a WARN, not once) and frees the object to
@@ -196,10 +199,29 @@ static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *ob
 	return true;
 }
 
+/*
+ * 7.x SLUB frees into per-CPU arrays of objects first (sheaves; every cache
+ * that is not a debug cache has them): free_to_pcs() stores the pointer and
+ * never calls set_freepointer(), so its check never sees a double free
+ * there. Say so when the cache's sysfs has a non-zero sheaf_capacity.
+ */
+static void hp_slab_sheaves(int seq, char *buf, size_t len)
+{
+	char path[80], cap[16];
+	unsigned int n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/kernel/slab/hardprobe-slab-df-%d/sheaf_capacity", seq);
+	if (hp_read_file(path, cap, sizeof(cap)) > 0 && !kstrtouint(strim(cap), 10, &n) && n)
+		snprintf(buf, len,
+			 "; the cache has per-CPU sheaves (sheaf_capacity %u): both frees went into the sheaf's array, where set_freepointer()'s check never runs",
+			 n);
+}
+
 static void hp_slab_free_double_free(struct hp_result *r)
 {
 	struct kmem_cache *c;
-	char seen[128], marker[64];
+	char seen[128], marker[64], sheaves[160];
 	bool repaired, twice;
 	void *obj;
 	int seq = atomic_inc_return(&hp_slab_seq);
@@ -228,13 +250,14 @@ static void hp_slab_free_double_free(struct hp_result *r)
 	preempt_enable();
 	if (hp_slab_df_kasan(r, c, obj, marker, seq))
 		return;
+	hp_slab_sheaves(seq, sheaves, sizeof(sheaves));
 	repaired = hp_slab_df_repair(c, obj, seen, sizeof(seen), &twice);
 	if (repaired)
 		kmem_cache_destroy(c);
 	if (repaired || twice) {
 		hp_set(r, HP_VULNERABLE,
-		       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; %s",
-		       obj, seq, seen);
+		       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; %s%s",
+		       obj, seq, seen, sheaves);
 		return;
 	}
 	/* not handed out twice, and no report: nothing says what stopped it */
