@@ -181,10 +181,10 @@ HP_REGISTRY(signed_overflow, overflow, "integer overflow",
 	    HP_SYM_INTEGER_WRAP)
 HP_REGISTRY(unsigned_overflow, overflow, "integer overflow",
 	    "Unsigned overflow detection",
-	    "-fsanitize=unsigned-integer-overflow (no option in 6.1 or 6.12)")
+	    HP_SYM_UNSIGNED_WRAP)
 HP_REGISTRY(truncation, overflow, "integer overflow",
 	    "Truncation detection",
-	    "-fsanitize=implicit-conversion (no option in 6.1 or 6.12)")
+	    HP_SYM_TRUNCATION)
 HP_REGISTRY(overflow_helpers, overflow, "integer overflow",
 	    "Overflow helpers",
 	    "overflow.h helpers (always built in)")

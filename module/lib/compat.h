@@ -228,6 +228,22 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 /* the kernel the module is built for, as evidence texts name it: "6.1", "6.12" */
 #define HP_KVER_STR		__stringify(LINUX_VERSION_MAJOR) "." \
 				__stringify(LINUX_VERSION_PATCHLEVEL)
+/*
+ * 6.15's CONFIG_UBSAN_INTEGER_WRAP (the renamed UBSAN_SIGNED_WRAP) also adds
+ * -fsanitize=unsigned-integer-overflow and both implicit-integer-truncation
+ * checks to the kernel's flags, for size_t only (scripts/integer-wrap-ignore.scl),
+ * and lib/ubsan.c gained __ubsan_handle_implicit_conversion; before, no option
+ * adds either flag.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#define HP_WRAP_SIZE_T		1
+#define HP_SYM_UNSIGNED_WRAP	"CONFIG_UBSAN_INTEGER_WRAP (size_t only)"
+#define HP_SYM_TRUNCATION	"CONFIG_UBSAN_INTEGER_WRAP (size_t only)"
+#else
+#define HP_WRAP_SIZE_T		0
+#define HP_SYM_UNSIGNED_WRAP	"-fsanitize=unsigned-integer-overflow (no option before 6.15)"
+#define HP_SYM_TRUNCATION	"-fsanitize=implicit-conversion (no option before 6.15)"
+#endif
 /* what the signed-wrap sanitizer's option is on this kernel */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 #define HP_WRAP_NOTE		HP_KVER_STR ": depends on BROKEN"

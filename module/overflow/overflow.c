@@ -47,8 +47,11 @@
  *
  * unsigned_overflow and truncation are Clang only, and no 6.12 option adds
  * either flag to the kernel: they are never configured and kernel_flags is
- * vulnerable (a KTAP skip). lib/ubsan.c (6.9 on) reports unsigned overflow
- * through the same handlers as signed; it has no handler for implicit
+ * vulnerable (a KTAP skip). From 6.15 CONFIG_UBSAN_INTEGER_WRAP (depends on
+ * BROKEN) adds both, for size_t only: configured there, and kernel_flags,
+ * whose operations are on unsigned int, u8 and s16, is a known gap.
+ * lib/ubsan.c (6.9 on) reports unsigned overflow through the same handlers
+ * as signed; it has no handler for implicit
  * conversions in 6.12, so truncation_handler.c is the module's own, which
  * prints one lib/ubsan-like report per site, "hardprobe: UBSAN:
  * implicit-conversion in .../overflow.h:<line>:<col> (the module's own
@@ -450,6 +453,28 @@ static void hp_signed_overflow_sanitizer(struct hp_result *r)
 #endif
 }
 
+/* what the kernel's flags add for unsigned overflow and truncation */
+static const char *hp_ovf_wrap_flags(void)
+{
+	if (!HP_WRAP_SIZE_T)
+		return "kernel flags: no " HP_KVER_STR " option adds the sanitizer";
+	return HP_CONFIG_INTEGER_WRAP ?
+	       "kernel flags: " HP_SYM_INTEGER_WRAP "=y, which sanitizes size_t only" :
+	       "kernel flags: " HP_SYM_INTEGER_WRAP "=n (" HP_WRAP_NOTE ")";
+}
+
+/*
+ * With INTEGER_WRAP the kernel's flags cover size_t only: our operations
+ * (unsigned int, conversions to u8 and s16) go unreported by design.
+ */
+static const char *hp_ovf_size_t_gap(void)
+{
+	/* scripts/integer-wrap-ignore.scl */
+	static const char gap[] = "the kernel's checks are for size_t only: unsigned int, u8, s16 here";
+
+	return HP_WRAP_SIZE_T && HP_CONFIG_INTEGER_WRAP ? gap : NULL;
+}
+
 static void hp_unsigned_overflow_kernel_flags(struct hp_result *r)
 {
 	static char first[HP_EVIDENCE_LEN];
@@ -458,7 +483,7 @@ static void hp_unsigned_overflow_kernel_flags(struct hp_result *r)
 		false, first,
 	};
 
-	hp_ovf_judge(r, &pb, "kernel flags: no " HP_KVER_STR " option adds the sanitizer", NULL);
+	hp_ovf_judge(r, &pb, hp_ovf_wrap_flags(), hp_ovf_size_t_gap());
 }
 
 static void hp_unsigned_overflow_sanitizer(struct hp_result *r)
@@ -485,7 +510,7 @@ static void hp_truncation_kernel_flags(struct hp_result *r)
 		false, first,
 	};
 
-	hp_ovf_judge(r, &pb, "kernel flags: no " HP_KVER_STR " option adds the sanitizer", NULL);
+	hp_ovf_judge(r, &pb, hp_ovf_wrap_flags(), hp_ovf_size_t_gap());
 }
 
 static void hp_truncation_sanitizer(struct hp_result *r)
@@ -620,9 +645,15 @@ static void hp_ovf_signed_layers(struct hp_layers *l)
 static void hp_ovf_clang_layers(struct hp_layers *l, const char *flag, bool built,
 				bool accepted)
 {
-	l->configured = false;
-	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "no " HP_KVER_STR " option adds %s (Clang only)", flag);
+	l->configured = HP_WRAP_SIZE_T && HP_CONFIG_INTEGER_WRAP;
+	if (HP_WRAP_SIZE_T)
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 HP_SYM_INTEGER_WRAP "=%s (" HP_WRAP_NOTE
+			 "): adds %s for size_t only (Clang only)",
+			 l->configured ? "y" : "n", flag);
+	else
+		hp_layer(l->configured_txt, sizeof(l->configured_txt),
+			 "no " HP_KVER_STR " option adds %s (Clang only)", flag);
 	hp_layer(l->built, sizeof(l->built), "%s %s by %s%s", flag,
 		 accepted ? "accepted" : "rejected", hp_ovf_cc(),
 		 built ? "; sanitized object built" :
@@ -640,9 +671,13 @@ static void hp_ovf_trunc_layers(struct hp_layers *l)
 {
 	hp_ovf_clang_layers(l, "-fsanitize=implicit-conversion",
 			    HP_OVF_TRUNC_BUILT, HP_OVF_TRUNC_CC);
-	hp_layer(l->active, sizeof(l->active), "%s",
-		 "reports by the module's own handler: lib/ubsan.c in " HP_KVER_STR
-		 " has no __ubsan_handle_implicit_conversion");
+	if (HP_WRAP_SIZE_T)
+		hp_layer(l->active, sizeof(l->active), "%s",
+			 "reports by the module's own handler (lib/ubsan.c has one since 6.15, for the kernel's size_t checks)");
+	else
+		hp_layer(l->active, sizeof(l->active), "%s",
+			 "reports by the module's own handler: lib/ubsan.c in " HP_KVER_STR
+			 " has no __ubsan_handle_implicit_conversion");
 }
 
 static void hp_ovf_helpers_layers(struct hp_layers *l)
