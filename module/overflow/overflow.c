@@ -470,7 +470,7 @@ static const char *hp_ovf_wrap_flags(void)
 static const char *hp_ovf_size_t_gap(void)
 {
 	/* scripts/integer-wrap-ignore.scl */
-	static const char gap[] = "the kernel's checks are for size_t only: unsigned int, u8, s16 here";
+	static const char gap[] = "the kernel checks size_t only: unsigned int, u8, s16 here";
 
 	return HP_WRAP_SIZE_T && HP_CONFIG_INTEGER_WRAP ? gap : NULL;
 }
