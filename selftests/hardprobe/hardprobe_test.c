@@ -2,7 +2,9 @@
 /*
  * hardprobe kselftest: run every hardprobe probe through debugfs and judge
  * it from the kernel messages that follow a unique marker, by the module's
- * own expectation rule (which it checks against the module's JSON). Fatal
+ * own expectation rule: each verdict is looked up in the rules the module
+ * exports in its JSON, read once before the probes (none read: every verdict
+ * is an error; module_rules_complete says why). Fatal
  * probes run in a child process (a catch kills the writer). Prints KTAP
  * version 1 (kselftest.h); exits 0 (pass), 1 (a failure, or fewer results
  * than planned) or 4 (hardprobe is not loaded).
@@ -48,6 +50,186 @@ static struct hp_warned {
 	long before, after;
 	bool cleared;	/* clear_warn_once was written first */
 } warned[MAX_PROBES];
+
+/* The module's KTAP verdicts, as its JSON's "rules" spell them. */
+enum hp_ktap { HP_KTAP_OK, HP_KTAP_NOT_OK, HP_KTAP_SKIP, HP_KTAP_ERROR, HP_KTAP_WORDS };
+
+static const char *const hp_ktap_names[HP_KTAP_WORDS] = {
+	[HP_KTAP_OK] = "ok",
+	[HP_KTAP_NOT_OK] = "not ok",
+	[HP_KTAP_SKIP] = "skip",
+	[HP_KTAP_ERROR] = "error",
+};
+
+#define HP_OUTCOMES	16
+
+/*
+ * The module's expectation rule as it exports it, "rules" in debugfs "json":
+ * its outcomes ("rank") and one "ktap" record per outcome, known gap and
+ * configured layer. Every verdict line is looked up here (hp_verdict()); user
+ * space has no rule of its own. @complete only when every combination of
+ * every ranked outcome has exactly one record with a known verdict: until
+ * then each verdict is an error that names @why.
+ */
+static struct hp_rules {
+	int nr, records;
+	char outcome[HP_OUTCOMES][32];
+	signed char ktap[HP_OUTCOMES][2][2];	/* [outcome][known_gap][configured], -1: none */
+	bool complete, unread;
+	char why[LINE];
+} rules = { .why = "the module's rules were not read" };
+
+static __printf(1, 2) bool hp_rules_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rules.why, sizeof(rules.why), fmt, ap);
+	va_end(ap);
+	rules.complete = false;
+	return false;
+}
+
+static int hp_rules_outcome(const char *outcome)
+{
+	int i;
+
+	for (i = 0; i < rules.nr; i++)
+		if (!strcmp(rules.outcome[i], outcome))
+			return i;
+	return -1;
+}
+
+/* One "ktap" record, [@rec, @end), into the table; false (and why) if it does not fit. */
+static bool hp_rules_record(const char *rec, const char *end)
+{
+	char outcome[32], word[16];
+	bool gap, conf;
+	int o, k;
+
+	rules.records++;
+	if (!hp_json_string(rec, end, "\"outcome\"", outcome, sizeof(outcome)) ||
+	    !hp_json_bool(rec, end, "\"known_gap\"", &gap) ||
+	    !hp_json_bool(rec, end, "\"configured\"", &conf) ||
+	    !hp_json_string(rec, end, "\"ktap\"", word, sizeof(word)))
+		return hp_rules_fail("rules record %d: %s", rules.records,
+				     "not {outcome, known_gap, configured, ktap}");
+	o = hp_rules_outcome(outcome);
+	if (o < 0)
+		return hp_rules_fail("rules record %d: outcome \"%s\" is not in \"rank\"",
+				     rules.records, outcome);
+	for (k = 0; k < HP_KTAP_WORDS && strcmp(hp_ktap_names[k], word); k++)
+		;
+	if (k == HP_KTAP_WORDS)
+		return hp_rules_fail("rules record %d: unknown KTAP verdict \"%s\"",
+				     rules.records, word);
+	if (rules.ktap[o][gap][conf] >= 0)
+		return hp_rules_fail("rules record %d: %s, known_gap %d, configured %d twice",
+				     rules.records, outcome, gap, conf);
+	rules.ktap[o][gap][conf] = k;
+	return true;
+}
+
+/*
+ * Read the module's rules from @json (debugfs "json"; NULL: it could not be
+ * read, errno @err) into the table. True when the table is complete.
+ */
+static bool hp_rules_load(const char *json, int err)
+{
+	const char *end, *p, *q, *r, *list, *rec;
+	int i, g, c;
+
+	memset(&rules, 0, sizeof(rules));
+	memset(rules.ktap, -1, sizeof(rules.ktap));
+	if (!json) {
+		rules.unread = true;
+		return hp_rules_fail("cannot read %s/json: %s", HP_DIR,
+				     err ? strerror(err) : "out of memory");
+	}
+	end = json + strlen(json);
+	p = hp_json_value(json, end, "\"rules\"");
+	if (!p || *p != '{')
+		return hp_rules_fail("the module's JSON has no \"rules\" object");
+	end = hp_json_close(p, end);
+	if (!end)
+		return hp_rules_fail("the module's \"rules\" object is not closed");
+	q = hp_json_value(p, end, "\"rank\"");
+	list = q && *q == '[' ? hp_json_close(q, end) : NULL;
+	if (!list)
+		return hp_rules_fail("the module's \"rules\" have no \"rank\" list");
+	for (q++; (q = memchr(q, '"', list - q)); q = r + 1) {
+		r = memchr(q + 1, '"', list - q - 1);
+		if (!r || r - q - 1 >= (int)sizeof(rules.outcome[0]) || rules.nr == HP_OUTCOMES)
+			return hp_rules_fail("the module's \"rank\" list: %s",
+					     !r ? "a string not closed" : "too long");
+		snprintf(rules.outcome[rules.nr++], sizeof(rules.outcome[0]), "%.*s",
+			 (int)(r - q - 1), q + 1);
+	}
+	if (!rules.nr)
+		return hp_rules_fail("the module's \"rank\" list is empty");
+	q = hp_json_value(p, end, "\"ktap\"");
+	list = q && *q == '[' ? hp_json_close(q, end) : NULL;
+	if (!list)
+		return hp_rules_fail("the module's \"rules\" have no \"ktap\" list");
+	for (rec = q + 1; (rec = memchr(rec, '{', list - rec)); rec = p) {
+		p = hp_json_close(rec, list);
+		if (!p || !hp_rules_record(rec, p))
+			return p ? false : hp_rules_fail("rules record %d: not closed",
+							 rules.records + 1);
+	}
+	for (i = 0; i < rules.nr * 4; i++) {
+		g = i / 2 % 2;
+		c = i % 2;
+		if (rules.ktap[i / 4][g][c] < 0)
+			return hp_rules_fail("no rule for %s, known_gap %d, configured %d (%s %d)",
+					     rules.outcome[i / 4], g, c, "records:",
+					     rules.records);
+	}
+	snprintf(rules.why, sizeof(rules.why), "%d records: each of %d outcomes, %s",
+		 rules.records, rules.nr, "known gap or not, configured or not");
+	rules.complete = true;
+	return true;
+}
+
+/*
+ * One verdict line: an observed @outcome ("vulnerable known_gap" for a
+ * documented gap) of a probe or a user-space check named @name, @configured if
+ * its switch asks for the protection, looked up in the module's rules. Without
+ * a complete table, or for an outcome it does not know, the line is an error.
+ * The caller printed the evidence on its "# name: outcome: evidence" line.
+ */
+void hp_verdict(const char *name, bool configured, const char *outcome, const char *evidence)
+{
+	char base[32];
+	bool gap;
+	int o;
+
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(outcome, " "), outcome);
+	gap = !strcmp(outcome + strlen(base), " known_gap");
+	o = hp_rules_outcome(base);
+	if (!rules.complete) {
+		result(false, name, "ERROR", "no verdict: %s", rules.why);
+		return;
+	}
+	if (o < 0 || (!gap && outcome[strlen(base)])) {
+		result(false, name, "ERROR", "no verdict: no rule for the outcome \"%s\"", outcome);
+		return;
+	}
+	switch (rules.ktap[o][gap][configured]) {
+	case HP_KTAP_OK:
+		result(true, name, NULL, "");
+		break;
+	case HP_KTAP_NOT_OK:
+		result(false, name, NULL, "");
+		break;
+	case HP_KTAP_SKIP:
+		result(true, name, "SKIP", "observed %s%s%s", base, gap ? ", a known gap" : "",
+		       configured ? "" : ", not configured");
+		break;
+	default:
+		result(false, name, "ERROR", "observed %s (see the evidence above)", outcome);
+	}
+}
 
 /* One syscall per read: samples for kstack_offset and stack_erase. */
 static int read_kstack(void)
@@ -350,38 +532,51 @@ static int hp_shstk_child(bool enable)
 	return status;
 }
 
+/* "# user_shstk: outcome: evidence" and its verdict, configured if the shadow stack was on */
+static void hp_shstk_line(bool configured, const char *outcome, const char *fmt, ...)
+{
+	char ev[LINE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ev, sizeof(ev), fmt, ap);
+	va_end(ap);
+	printf("# user_shstk: %s: %s\n", outcome, ev);
+	hp_verdict("user_shstk", configured, outcome, ev);
+}
+
 static void user_shstk_test(void)
 {
 	int ctl = hp_shstk_child(false), st;
 
 	if (!WIFEXITED(ctl) || WEXITSTATUS(ctl) != 3) {
-		result(true, "user_shstk", "SKIP",
-		       "inconclusive: the control overwrite did not redirect the return (status %#x)",
-		       ctl);
+		hp_shstk_line(false, "inconclusive", "%s (status %#x)",
+			      "the control overwrite did not redirect the return", ctl);
 		return;
 	}
 	st = hp_shstk_child(true);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 4) {
-		result(true, "user_shstk", "SKIP", "%s%s",
-		       "unsupported: arch_prctl(ARCH_SHSTK_ENABLE) refused (no X86_USER_SHADOW_STACK, ",
-		       "or the CPU/emulator has no CET shadow stack; QEMU TCG has none)");
+		hp_shstk_line(false, "unsupported", "%s%s",
+			      "arch_prctl(ARCH_SHSTK_ENABLE) refused (no X86_USER_SHADOW_STACK, ",
+			      "or the CPU/emulator has no CET shadow stack; QEMU TCG has none)");
 		return;
 	}
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
-		printf("# user_shstk: protected: %s; %s\n",
-		       "overwritten return address raised SIGSEGV (control protection)",
-		       "control returned into the landing function");
-		result(true, "user_shstk", NULL, "");
+		hp_shstk_line(true, "protected", "%s; %s",
+			      "overwritten return address raised SIGSEGV (control protection)",
+			      "control returned into the landing function");
 		return;
 	}
-	printf("# user_shstk: vulnerable: status %#x with the shadow stack enabled %s\n", st,
-	       "(3: returned into the landing function)");
-	result(false, "user_shstk", NULL, "");
+	hp_shstk_line(true, "vulnerable", "status %#x with the shadow stack enabled %s", st,
+		      "(3: returned into the landing function)");
 }
 #else
 static void user_shstk_test(void)
 {
-	result(true, "user_shstk", "SKIP", "unsupported: x86_64 only (arm64 GCS is after 6.12)");
+	const char *why = "x86_64 only (arm64 GCS is after 6.12)";
+
+	printf("# user_shstk: unsupported: %s\n", why);
+	hp_verdict("user_shstk", false, "unsupported", why);
 }
 #endif
 
@@ -450,28 +645,21 @@ static char *read_json(int *err)
 }
 
 /*
- * The module's expectation rule ("rules" in debugfs "json") and this
- * program's copy, hp_expect(), must agree record for record. A module
- * without "rules" fails: only a module that is not there is a skip.
+ * The module's rules ("rules" in debugfs "json") are all a verdict comes from:
+ * complete, every outcome, known gap and configured layer with one known
+ * verdict, or every verdict above was an error. A module whose JSON cannot be
+ * read is an error too: only a module that is not there is a skip (main()).
  */
-static void rules_test(const char *json, int err)
+static void rules_test(void)
 {
-	const char *name = "ktap_rules_match_module";
-	char why[LINE];
-	int n;
+	const char *name = "module_rules_complete";
 
-	if (!json && err == ENOENT) {
-		result(true, name, "SKIP", "no %s/json: hardprobe is not loaded", HP_DIR);
+	if (rules.unread) {
+		result(false, name, "ERROR", "%s", rules.why);
 		return;
 	}
-	if (!json) {
-		result(false, name, "ERROR", "reading %s/json: %s", HP_DIR,
-		       err ? strerror(err) : "out of memory");
-		return;
-	}
-	n = hp_rules_check(json, why, sizeof(why));
-	printf("# %s: %s\n", name, why);
-	result(n > 0, name, NULL, "");
+	printf("# %s: %s\n", name, rules.why);
+	result(rules.complete, name, NULL, "");
 }
 
 /*
@@ -566,6 +754,12 @@ int main(int argc, char **argv)
 			ksft_exit_skip("%s not found: load hardprobe.ko, mount debugfs, %s\n",
 				       HP_DIR, "run as root");
 	}
+	/*
+	 * the module's rules before the first verdict (reading "json" runs every
+	 * safe probe; its "warns_max" serves warns_tests() too)
+	 */
+	json = read_json(&err);
+	hp_rules_load(json, err);
 	n = read_kstack();
 	if (n < 0)
 		printf("# kstack: %s\n", strerror(-n));
@@ -601,14 +795,13 @@ int main(int argc, char **argv)
 	if (set_fatal)
 		write_file(HP_PARAM, "0", 1);
 	/* before input_tests(), which reloads the probe list */
-	json = safe || optind == argc ? read_json(&err) : NULL;
 	warns_tests(n, json, err);
 	if (optind == argc) {
 		input_tests();
 		user_shstk_test();
 		hp_user_tests();
 		spectre_v1_sysfs_test();
-		rules_test(json, err);
+		rules_test();
 	}
 	free(json);
 	ksft_finished();

@@ -7,9 +7,10 @@
  * process would try run in a child that dropped to uid/gid 65534 ("nobody":
  * no capabilities); those only root can show run as root. Each
  * prints "# <name>: <outcome>: <evidence>; configured: <layer>" and one KTAP
- * line by hp_expect(): the "configured" layer is the sysctl's value or the
- * boot parameter, so a knob that asks for the protection but was observed
- * allowed is "not ok", and an allowed knob that does not ask is a skip.
+ * line by the module's rules (hp_verdict()): the "configured" layer is the
+ * sysctl's value or the boot parameter, so under the module's rules a knob
+ * that asks for the protection but was observed allowed is "not ok", and an
+ * allowed knob that does not ask is a skip.
  */
 #ifndef HP_USER_H
 #define HP_USER_H
@@ -32,6 +33,9 @@
 #include <linux/perf_event.h>
 
 #include "hp_util.h"
+
+/* hardprobe_test.c: a verdict line, looked up in the module's rules */
+void hp_verdict(const char *name, bool configured, const char *outcome, const char *evidence);
 
 /* result lines printed by hp_user_tests() */
 #define HP_USER_LINES	19
