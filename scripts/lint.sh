@@ -54,7 +54,7 @@ leak_files=" module/infoleak/pointer_hashing.c "
 # the user-space checks read ENOSYS as the kernel's answer for a system call it
 # was built without (their "unsupported")
 user_ignore=ENOSYS
-user_files=" selftests/hardprobe/hp_user.h "
+user_files=" selftests/hardprobe/hp_user.c "
 
 cd "$HP_TOP" || exit 1
 fail=0

@@ -8,8 +8,8 @@ report.json as "verifies"; khc_join.py reads it back, or this file when it is ab
 
 Besides the registry's features, khc-options lists the kselftest runner's user-space
 checks (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>:
-selftests/hardprobe/hp_user.h),
-which are no registry feature: their names are read from hp_user.h here (kselftest_names),
+selftests/hardprobe/hp_user.c),
+which are no registry feature: their names are read from hp_user.c here (kselftest_names),
 their outcomes from selftest.ktap's "# <name>: <outcome>: ..." lines (kselftest_outcomes)."""
 import os
 import re
@@ -17,7 +17,7 @@ import re
 from . import SCRIPTS, TOP, Error, renames
 
 OPTIONS = os.path.join(SCRIPTS, "khc-options")
-HP_USER = os.path.join(TOP, "selftests", "hardprobe", "hp_user.h")
+HP_USER = os.path.join(TOP, "selftests", "hardprobe", "hp_user.c")
 ARCHES = ("x86_64", "arm64")
 UNAME = {"aarch64": "arm64"}  # report.json's kernel.arch is uname -m
 
@@ -102,11 +102,11 @@ def annotate(report, options=None):
 
 
 def kselftest_names(path=HP_USER):
-    """The names of the kselftest runner's user-space lines, in hp_user.h's order: every
+    """The names of the kselftest runner's user-space lines, in hp_user.c's order: every
     string literal "policy.<knob>", and the literals given as a line's name (`name =
     "..."`, `hp_line("...", ...)`). Their number must be HP_USER_LINES, the count the
-    runner plans for, or the reading is wrong (an Error)."""
-    text = read_text(path)
+    runner plans for (hp_user.h), or the reading is wrong (an Error)."""
+    text = read_text(path) + read_text(os.path.splitext(path)[0] + ".h")
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     m = re.search(r"^#define\s+HP_USER_LINES\s+(\d+)", text, re.M)
     names = []

@@ -171,7 +171,7 @@ def test_options():
     ktap = open(SELFTEST).read()
     printed = [n for n in user if re.search(rf"^# {re.escape(n)}: [a-z_]+: ", ktap, re.M)]
     check("khc-options-kselftest-names", printed == user and len(user) > 10,
-          f"{len(user)} names from hp_user.h" + ("" if printed == user else
+          f"{len(user)} names from hp_user.c" + ("" if printed == user else
           f"; not printed in {os.path.basename(SELFTEST)}: {[n for n in user if n not in printed]}"))
     from khc_coverage import read_checks
     checks = read_checks()

@@ -128,6 +128,11 @@ int main(int argc, char **argv)
 }
 """
 
+# the programs and their translation units, as selftests/hardprobe/Makefile links them
+PROGRAMS = {"hardprobe_fuzz": ["hardprobe_fuzz.c"],
+            "hardprobe_test": ["hardprobe_test.c", "hp_user.c"],
+            "hardprobe_trust": ["hardprobe_trust.c"]}
+
 OUTCOME_WORDS = ("protected", "vulnerable", "unsupported", "inconclusive", "not_run", "error")
 
 
@@ -169,12 +174,13 @@ def main():
         stage = os.path.join(tmp, "hardprobe")
         shutil.copytree(SELFTESTS, stage)
         os.symlink(kh, os.path.join(tmp, "kselftest.h"))
-        for prog in ("hardprobe_test", "hardprobe_fuzz", "hardprobe_trust"):
+        for prog, srcs in PROGRAMS.items():
             p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-D_GNU_SOURCE=", "-o",
-                                os.path.join(tmp, prog), os.path.join(stage, prog + ".c")],
+                                os.path.join(tmp, prog), *(os.path.join(stage, c) for c in srcs)],
                                capture_output=True, text=True)
             check(f"kselftest-build-{prog}", p.returncode == 0,
                   "against " + kh + ("" if p.returncode == 0 else ": " + p.stderr[-300:]))
+        libmk_test(src, tmp)
         rules_tests(stage, tmp)
         findings_tests(stage, tmp)
         warns_tests(stage, tmp)
@@ -184,11 +190,40 @@ def main():
     return 0 if all(results) else 1
 
 
-def build(stage, tmp, name, text):
+def libmk_test(src, tmp):
+    """The collection's Makefile, built and installed by the kernel's lib.mk as
+    scripts/module.sh builds it (a copy beside lib.mk and kselftest.h, OUTPUT= elsewhere):
+    the three programs, hardprobe_test linked from both of its files, and an install of
+    the programs, config and settings only."""
+    ks = os.path.join(src, "tools", "testing", "selftests")
+    top = os.path.join(tmp, "libmk")
+    out, inst = os.path.join(top, "out"), os.path.join(top, "install")
+    shutil.copytree(SELFTESTS, os.path.join(top, "hardprobe"),
+                    ignore=shutil.ignore_patterns(*PROGRAMS))
+    for f in ("lib.mk", "kselftest.h", "kselftest_harness.h"):
+        os.symlink(os.path.join(ks, f), os.path.join(top, f))
+    os.mkdir(out)
+    env = dict(os.environ, MAKEFLAGS="")
+    p = subprocess.run(["make", "-C", os.path.join(top, "hardprobe"), f"OUTPUT={out}", "V=1",
+                        "USERCFLAGS=-Werror", "all", "install", f"INSTALL_PATH={inst}"],
+                       capture_output=True, text=True, env=env)
+    link = [ln for ln in p.stdout.splitlines() if ln.endswith("-o " + os.path.join(out, "hardprobe_test"))]
+    got = sorted(os.listdir(inst)) if os.path.isdir(inst) else []
+    want = sorted([*PROGRAMS, "config", "settings"])
+    check("kselftest-libmk-build-install",
+          p.returncode == 0 and got == want and len(link) == 1 and
+          all(c in link[0].split() for c in PROGRAMS["hardprobe_test"]),
+          f"installed {' '.join(got)}; {link[0] if link else 'no link line'}"
+          if p.returncode == 0 else (p.stdout + p.stderr)[-300:])
+
+
+def build(stage, tmp, name, text, extra=("hp_user.c",)):
+    """a driver @text, with hardprobe_test's other translation unit(s) @extra"""
     with open(os.path.join(stage, name + ".c"), "w") as f:
         f.write(text)
     exe = os.path.join(tmp, name)
-    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", exe, os.path.join(stage, name + ".c")],
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", exe, os.path.join(stage, name + ".c"),
+                        *(os.path.join(stage, c) for c in extra)],
                        capture_output=True, text=True)
     check(f"kselftest-{name}-build", p.returncode == 0, p.stderr[-300:])
     return exe if p.returncode == 0 else None
@@ -362,7 +397,7 @@ def findings_tests(stage, tmp):
     """hardprobe_fuzz's log rule: a BUG report a probe declares is its catch only while that
     probe is in flight (begin .. end or result); every probe of the JSON is read (each
     "probe" key, none skipped)."""
-    exe = build(stage, tmp, "findings_driver", FINDINGS_DRIVER)
+    exe = build(stage, tmp, "findings_driver", FINDINGS_DRIVER, extra=())
     if not exe:
         return
     probes = [{"probe": "a.one", "reports": ""}, {"probe": "kfence.oob_read", "reports": "BUG: KFENCE: "},
