@@ -17,9 +17,11 @@ record missing, an unknown KTAP word, a record cut short, an empty or cut list o
 at all, the table is incomplete: every verdict is an ERROR line that names why, and the
 check module_rules_complete fails.
 
-hp_user_tests() runs here (as the caller: checks that need uid 65534 report an error when
-it cannot become that user) and must print its HP_USER_LINES results in the runner's form:
-"# <name>: <outcome>: <evidence>; configured: <layer>" then the KTAP line of that name.
+The user-space checks (the HP_USER_CHECK entries of hp_checks.def, run from the program's
+table) run here (as the caller: checks that need uid 65534 report an error when it cannot
+become that user) and each prints one result in the runner's form: "# <name>: <outcome>:
+<evidence>; configured: <layer>" then the KTAP line of that name, the names and their order
+those of hp_checks.def.
 
 hardprobe_test's warns_declared.<probe> results: warn_count's rise across each safe probe's
 run against "warns_max" of that probe's record in the module's JSON: "ok" within it, "not
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "case.%d", (i + 1) / 2);
 		hp_verdict(name, argv[i + 1][0] == 'y', argv[i], "the evidence");
 	}
-	rules_test();
+	rules_test("module_rules_complete");
 	ksft_finished();
 }
 """
@@ -78,12 +80,12 @@ USER_DRIVER = r"""
 #define main hp_test_main
 #include "hardprobe_test.c"
 #undef main
-/* argv[1]: the module's JSON (its rules) */
+/* argv[1]: the module's JSON (its rules); runs the table's user-space checks */
 int main(int argc, char **argv)
 {
 	static char json[1 << 20];
 	FILE *f = fopen(argv[1], "r");
-	size_t len;
+	size_t len, i, n = 0;
 
 	if (!f)
 		return 2;
@@ -92,8 +94,12 @@ int main(int argc, char **argv)
 	fclose(f);
 	hp_print_header();
 	hp_rules_load(json, 0);
-	ksft_set_plan(HP_USER_LINES);
-	hp_user_tests();
+	for (i = 0; i < ARRAY_SIZE(hp_checks); i++)
+		n += hp_checks[i].user;
+	ksft_set_plan(n);
+	for (i = 0; i < ARRAY_SIZE(hp_checks); i++)
+		if (hp_checks[i].user)
+			hp_checks[i].run(hp_checks[i].name);
 	ksft_finished();
 }
 """
@@ -469,8 +475,17 @@ def ktap_word(line):
     return "not ok" if line.startswith("not ok") else "ok"
 
 
+def def_checks(stage):
+    """[(name, user)] of hp_checks.def by a plain reading: its HP_*_CHECK("name", ...) lines
+    outside comments"""
+    text = re.sub(r"/\*.*?\*/", "", open(os.path.join(stage, "hp_checks.def")).read(), flags=re.S)
+    return [(m.group(2), m.group(1) == "USER")
+            for m in re.finditer(r'^HP_(USER|TEST)_CHECK\("([^"]+)"', text, re.M)]
+
+
 def user_tests(stage, tmp):
-    """hp_user_tests(): HP_USER_LINES lines, each a comment with its outcome, then its result."""
+    """The table's user-space checks: one line each, a comment with its outcome, then its
+    result, in hp_checks.def's order."""
     exe = build(stage, tmp, "user_driver", USER_DRIVER)
     if not exe:
         return
@@ -479,8 +494,8 @@ def user_tests(stage, tmp):
         f.write(document(RULES))
     r = subprocess.run([exe, rules], capture_output=True, text=True, timeout=300)
     lines = r.stdout.splitlines()
-    m = re.search(r"#define HP_USER_LINES\s+(\d+)", open(os.path.join(stage, "hp_user.h")).read())
-    planned = int(m.group(1)) if m else -1
+    registered = [n for n, user in def_checks(stage) if user]
+    planned = len(registered)
     results = [ln for ln in lines if re.match(r"(not )?ok \d+ ", ln)]
     check("kselftest-user-plan", f"1..{planned}" in lines and len(results) == planned,
           f"plan {planned}, {len(results)} results")
@@ -510,8 +525,9 @@ def user_tests(stage, tmp):
             bad.append(f"{name}: {ktap_word(ln)} is no verdict of the module's rules for {c.group(2)}")
         if int(re.match(r"(?:not )?ok (\d+) ", ln).group(1)) != len(names):
             bad.append(f"{name}: not numbered {len(names)} (one count for every line)")
-    check("kselftest-user-lines", not bad and len(set(names)) == len(names) == planned,
-          "; ".join(bad[:3]) or f"{len(names)} lines: " + " ".join(names))
+    check("kselftest-user-lines", not bad and names == registered and len(set(names)) == planned,
+          "; ".join(bad[:3]) or (f"{len(names)} lines: " + " ".join(names) if names == registered
+                                 else f"printed {names}, registered {registered}"))
 
 
 if __name__ == "__main__":

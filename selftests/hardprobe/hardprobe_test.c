@@ -400,9 +400,8 @@ static bool allow_fatal_now(void)
  * would panic the machine, so it only runs where HARDPROBE_DISPOSABLE=1
  * (the bench's guests).
  */
-static void limit_test(const struct probe *p)
+static void limit_test(const char *name, const struct probe *p)
 {
-	const char *name = "run_refuses_at_oops_limit";
 	long limit = read_long("/proc/sys/kernel/oops_limit");
 	long count = read_long("/sys/kernel/oops_count");
 	char buf[32];
@@ -429,52 +428,89 @@ static void limit_test(const struct probe *p)
 }
 
 /* Bad input must get an error back, and the module must keep answering. */
-static void input_tests(void)
+static void run_rejects_unknown_name(const char *name)
 {
-	static char big[1 << 20];
-	struct stat st;
-	int err, i, fd;
-	char c;
+	int err = write_file(HP_DIR "/run", "no_such_probe", 13);
 
-	err = write_file(HP_DIR "/run", "no_such_probe", 13);
-	result(err == -EINVAL, "run_rejects_unknown_name", NULL, "");
+	result(err == -EINVAL, name, NULL, "");
 	if (err != -EINVAL)
 		printf("# unknown name: got %s\n", strerror(-err));
-	err = write_file(HP_DIR "/run", "\x01\xff;rm -rf /\n", 11);
-	result(err == -EINVAL, "run_rejects_garbage", NULL, "");
+}
+
+static void run_rejects_garbage(const char *name)
+{
+	int err = write_file(HP_DIR "/run", "\x01\xff;rm -rf /\n", 11);
+
+	result(err == -EINVAL, name, NULL, "");
+}
+
+static void run_rejects_1mib(const char *name)
+{
+	static char big[1 << 20];
+	int err;
+
 	memset(big, 'a', sizeof(big));
 	err = write_file(HP_DIR "/run", big, sizeof(big));
-	result(err == -EINVAL || err == -E2BIG, "run_rejects_1MiB", NULL, "");
-	err = write_file(HP_DIR "/run", "", 0);
-	result(err == -EINVAL || err == 0, "run_rejects_empty", NULL, "");
+	result(err == -EINVAL || err == -E2BIG, name, NULL, "");
+}
+
+static void run_rejects_empty(const char *name)
+{
+	int err = write_file(HP_DIR "/run", "", 0);
+
+	result(err == -EINVAL || err == 0, name, NULL, "");
+}
+
+static void run_refuses_fatal(const char *name)
+{
+	int err, i;
+
 	for (i = 0; i < nr_probes && !strcmp(probes[i].kind, "safe"); i++)
 		;
 	if (i == nr_probes || allow_fatal_now()) {
-		result(true, "run_refuses_fatal", "SKIP",
+		result(true, name, "SKIP", "%s",
 		       i == nr_probes ? "no fatal probe" : "allow_fatal is set");
-	} else {
-		err = write_file(HP_DIR "/run", probes[i].name, strlen(probes[i].name));
-		result(err == -EPERM, "run_refuses_fatal", NULL, "");
-		if (err != -EPERM)
-			printf("# %s without allow_fatal: got %s\n", probes[i].name,
-			       err ? strerror(-err) : "success");
+		return;
 	}
-	/* a probe that oopses, not one that panics (refused for that reason already) */
+	err = write_file(HP_DIR "/run", probes[i].name, strlen(probes[i].name));
+	result(err == -EPERM, name, NULL, "");
+	if (err != -EPERM)
+		printf("# %s without allow_fatal: got %s\n", probes[i].name,
+		       err ? strerror(-err) : "success");
+}
+
+/* a probe that oopses, not one that panics (refused for that reason already) */
+static void run_refuses_at_oops_limit(const char *name)
+{
+	int i;
+
 	for (i = 0; i < nr_probes && strcmp(probes[i].kind, "fatal"); i++)
 		;
 	if (i == nr_probes || allow_fatal_now())
-		result(true, "run_refuses_at_oops_limit", "SKIP",
+		result(true, name, "SKIP", "%s",
 		       i == nr_probes ? "no fatal probe" : "allow_fatal is set");
 	else
-		limit_test(&probes[i]);
-	err = write_file(HP_DIR "/kstack", "1", 1);
-	fd = open(HP_DIR "/kstack", O_RDONLY);
+		limit_test(name, &probes[i]);
+}
+
+static void kstack_rejects_write_reads_short(const char *name)
+{
+	int err = write_file(HP_DIR "/kstack", "1", 1);
+	int fd = open(HP_DIR "/kstack", O_RDONLY);
+	char c;
+
 	result(err < 0 && fd >= 0 && pread(fd, &c, 1, 0) == 1 && pread(fd, &c, 0, 0) == 0 &&
-	       pread(fd, &c, 1, 1 << 20) == 0, "kstack_rejects_write_reads_short", NULL, "");
+	       pread(fd, &c, 1, 1 << 20) == 0, name, NULL, "");
 	if (fd >= 0)
 		close(fd);
-	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0,
-	       "module_still_answers", NULL, "");
+}
+
+/* (reloads the probe list: the checks above read it) */
+static void module_still_answers(const char *name)
+{
+	struct stat st;
+
+	result(stat(HP_DIR "/probes", &st) == 0 && load_probes() == 0, name, NULL, "");
 }
 
 /*
@@ -532,8 +568,9 @@ static int hp_shstk_child(bool enable)
 	return status;
 }
 
-/* "# user_shstk: outcome: evidence" and its verdict, configured if the shadow stack was on */
-static void hp_shstk_line(bool configured, const char *outcome, const char *fmt, ...)
+/* "# name: outcome: evidence" and its verdict, configured if the shadow stack was on */
+static void hp_shstk_line(const char *name, bool configured, const char *outcome,
+			  const char *fmt, ...)
 {
 	char ev[LINE];
 	va_list ap;
@@ -541,42 +578,42 @@ static void hp_shstk_line(bool configured, const char *outcome, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(ev, sizeof(ev), fmt, ap);
 	va_end(ap);
-	printf("# user_shstk: %s: %s\n", outcome, ev);
-	hp_verdict("user_shstk", configured, outcome, ev);
+	printf("# %s: %s: %s\n", name, outcome, ev);
+	hp_verdict(name, configured, outcome, ev);
 }
 
-static void user_shstk_test(void)
+static void user_shstk_test(const char *name)
 {
 	int ctl = hp_shstk_child(false), st;
 
 	if (!WIFEXITED(ctl) || WEXITSTATUS(ctl) != 3) {
-		hp_shstk_line(false, "inconclusive", "%s (status %#x)",
+		hp_shstk_line(name, false, "inconclusive", "%s (status %#x)",
 			      "the control overwrite did not redirect the return", ctl);
 		return;
 	}
 	st = hp_shstk_child(true);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 4) {
-		hp_shstk_line(false, "unsupported", "%s%s",
+		hp_shstk_line(name, false, "unsupported", "%s%s",
 			      "arch_prctl(ARCH_SHSTK_ENABLE) refused (no X86_USER_SHADOW_STACK, ",
 			      "or the CPU/emulator has no CET shadow stack; QEMU TCG has none)");
 		return;
 	}
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
-		hp_shstk_line(true, "protected", "%s; %s",
+		hp_shstk_line(name, true, "protected", "%s; %s",
 			      "overwritten return address raised SIGSEGV (control protection)",
 			      "control returned into the landing function");
 		return;
 	}
-	hp_shstk_line(true, "vulnerable", "status %#x with the shadow stack enabled %s", st,
+	hp_shstk_line(name, true, "vulnerable", "status %#x with the shadow stack enabled %s", st,
 		      "(3: returned into the landing function)");
 }
 #else
-static void user_shstk_test(void)
+static void user_shstk_test(const char *name)
 {
 	const char *why = "x86_64 only (arm64 GCS is after 6.12)";
 
-	printf("# user_shstk: unsupported: %s\n", why);
-	hp_verdict("user_shstk", false, "unsupported", why);
+	printf("# %s: unsupported: %s\n", name, why);
+	hp_verdict(name, false, "unsupported", why);
 }
 #endif
 
@@ -585,10 +622,9 @@ static void user_shstk_test(void)
  * (Documentation/admin-guide/hw-vuln/spectre.rst): "Mitigation: ...",
  * "Vulnerable..." or "Not affected"; skipped where the file does not exist.
  */
-static void spectre_v1_sysfs_test(void)
+static void spectre_v1_sysfs_test(const char *name)
 {
 	const char *path = "/sys/devices/system/cpu/vulnerabilities/spectre_v1";
-	const char *name = "spectre_v1_sysfs";
 	char buf[256] = "";
 	FILE *f = fopen(path, "r");
 	bool ok;
@@ -603,7 +639,7 @@ static void spectre_v1_sysfs_test(void)
 	buf[strcspn(buf, "\n")] = '\0';
 	ok = !strncmp(buf, "Mitigation: ", 12) || !strncmp(buf, "Vulnerable", 10) ||
 	     !strcmp(buf, "Not affected");
-	printf("# spectre_v1_sysfs: %s\n", buf);
+	printf("# %s: %s\n", name, buf);
 	result(ok, name, NULL, "");
 }
 
@@ -650,10 +686,8 @@ static char *read_json(int *err)
  * verdict, or every verdict above was an error. A module whose JSON cannot be
  * read is an error too: only a module that is not there is a skip (main()).
  */
-static void rules_test(void)
+static void rules_test(const char *name)
 {
-	const char *name = "module_rules_complete";
-
 	if (rules.unread) {
 		result(false, name, "ERROR", "%s", rules.why);
 		return;
@@ -726,6 +760,23 @@ static void warns_tests(int n, const char *json, int err)
 	}
 }
 
+/*
+ * Every check besides the probes and their warns_declared.<probe> lines, each
+ * registered once in hp_checks.def: one result line each, printed by @run,
+ * called with the entry's @name.
+ */
+static const struct hp_check {
+	const char *name;
+	void (*run)(const char *name);
+	bool user;	/* HP_USER_CHECK: hp_user.c's */
+} hp_checks[] = {
+#define HP_TEST_CHECK(name_, run_) { .name = name_, .run = run_ },
+#define HP_USER_CHECK(name_, run_) { .name = name_, .run = run_, .user = true },
+#include "hp_checks.def"
+#undef HP_TEST_CHECK
+#undef HP_USER_CHECK
+};
+
 int main(int argc, char **argv)
 {
 	bool safe_only = false, set_fatal = false;
@@ -777,8 +828,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++)
 		safe += !strcmp(probes[i].kind, "safe");
-	/* each probe, each safe one's warnings, and the checks below */
-	ksft_set_plan(n + safe + (optind == argc ? 11 + HP_USER_LINES : 0));
+	/* each probe, each safe one's warnings, and the table's checks */
+	ksft_set_plan(n + safe + (optind == argc ? ARRAY_SIZE(hp_checks) : 0));
 
 	if (!safe_only) {
 		f = fopen(HP_PARAM, "r");
@@ -794,15 +845,10 @@ int main(int argc, char **argv)
 		run_probe(&probes[i], safe_only);
 	if (set_fatal)
 		write_file(HP_PARAM, "0", 1);
-	/* before input_tests(), which reloads the probe list */
+	/* before module_still_answers, which reloads the probe list */
 	warns_tests(n, json, err);
-	if (optind == argc) {
-		input_tests();
-		user_shstk_test();
-		hp_user_tests();
-		spectre_v1_sysfs_test();
-		rules_test();
-	}
+	for (i = 0; optind == argc && i < ARRAY_SIZE(hp_checks); i++)
+		hp_checks[i].run(hp_checks[i].name);
 	free(json);
 	ksft_finished();
 }

@@ -222,9 +222,8 @@ static void hp_pm_try(struct hp_try *t, void *arg)
 	close(fd);
 }
 
-static void hp_proc_mem_force(void)
+void hp_proc_mem_force(const char *name)
 {
-	const char *name = "proc_mem_force";
 	char cmdline[LINE] = "", conf[96], *p;
 	bool configured = false;
 	struct hp_try t;
@@ -298,9 +297,8 @@ static void hp_umip_try(struct hp_try *t, void *arg)
 	t->ret = 0;
 }
 
-static void hp_umip(void)
+void hp_umip(const char *name)
 {
-	const char *name = "umip";
 	unsigned int a, b, c = 0, d;
 	bool hw, configured;
 	char line[LINE];
@@ -355,9 +353,9 @@ static void hp_umip(void)
 			"%s: real descriptor-table addresses, not the UMIP dummies", line);
 }
 #else
-static void hp_umip(void)
+void hp_umip(const char *name)
 {
-	hp_line("umip", "unsupported", false, "-",
+	hp_line(name, "unsupported", false, "-",
 		"x86_64 only (UMIP guards SGDT/SIDT/SMSW/STR/SLDT; arm64 has no such instructions)");
 }
 #endif
@@ -384,9 +382,8 @@ static void hp_null_try(struct hp_try *t, void *arg)
 		munmap(p, 4096);
 }
 
-static void hp_null_page(void)
+void hp_null_page(const char *name)
 {
-	const char *name = "null_page";
 	char conf[96] = "";
 	bool configured = hp_knob("vm.mmap_min_addr", 1, false, conf, sizeof(conf));
 	struct hp_try t;
@@ -593,9 +590,9 @@ static const char *hp_jit_verdict(long harden, struct hp_try *t, char *ev, size_
 	return "protected";
 }
 
-static void hp_bpf_jit_harden(void)
+void hp_bpf_jit_harden(const char *name)
 {
-	const char *name = "bpf_jit_harden", *outcome;
+	const char *outcome;
 	char conf[160] = "", ev[LINE], tail[128] = "";
 	bool configured = hp_knob(HP_JIT_SYSCTL, 2, false, conf, sizeof(conf));
 	long harden = 0, kptr = 0, v = -1;
@@ -840,12 +837,18 @@ static const struct hp_knob_check hp_knob_checks[] = {
 	  "io_uring_setup()", 0, "no io_uring (IO_URING=n)", true, 2 },
 };
 
-static void hp_knob_all(void)
+/* The policy.<knob> check of that @name: its record in hp_knob_checks[]. */
+void hp_knob_check(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(hp_knob_checks); i++)
-		hp_knob_run(&hp_knob_checks[i]);
+	for (i = 0; i < ARRAY_SIZE(hp_knob_checks); i++) {
+		if (!strcmp(hp_knob_checks[i].name, name)) {
+			hp_knob_run(&hp_knob_checks[i]);
+			return;
+		}
+	}
+	hp_line(name, "error", false, "-", "no record of this name in hp_knob_checks[]");
 }
 
 /*
@@ -871,9 +874,8 @@ static void hp_kallsyms_try(struct hp_try *t, void *arg)
 	fclose(f);
 }
 
-static void hp_kptr(void)
+void hp_kptr(const char *name)
 {
-	const char *name = "policy.kptr_restrict";
 	char conf[160] = "";
 	bool configured = hp_knob("kernel.kptr_restrict", 1, false, conf, sizeof(conf));
 	struct hp_try t, root;
@@ -949,9 +951,8 @@ out:
 		close(m);
 }
 
-static void hp_tiocsti(void)
+void hp_tiocsti(const char *name)
 {
-	const char *name = "policy.legacy_tiocsti";
 	char conf[160] = "";
 	bool configured = hp_knob("dev.tty.legacy_tiocsti", 0, true, conf, sizeof(conf));
 	struct hp_try t, root;
@@ -995,9 +996,8 @@ static void hp_tiocsti(void)
 #define HP_DEVMEM_CONTROL	"; no control on arm64 (no range STRICT_DEVMEM always lets through)"
 #endif
 
-static void hp_devmem(void)
+void hp_devmem(const char *name)
 {
-	const char *name = "policy.strict_devmem";
 	const char *conf = "STRICT_DEVMEM is a Kconfig option (not readable here)";
 	unsigned long start, end, addr = 0;
 	char line[256], lock[128] = "none";
@@ -1109,17 +1109,17 @@ static void hp_sticky_try(struct hp_try *t, void *arg)
 	t->err = errno;
 }
 
-static void hp_sticky_one(struct hp_sticky *s)
+static const char *const hp_sticky_word[] = { "symlinks", "hardlinks", "fifos", "regular" };
+
+static void hp_sticky_one(const char *name, struct hp_sticky *s)
 {
 	static const char *const file[] = { "link", "hard", "fifo", "regular" };
-	static const char *const word[] = { "symlinks", "hardlinks", "fifos", "regular" };
-	char name[64], sysctl[64], path[160], conf[160] = "";
+	char sysctl[64], path[160], conf[160] = "";
 	bool configured;
 	struct hp_try t;
 	int fd, ctl, err;
 
-	snprintf(name, sizeof(name), "policy.protected_%s", word[s->step]);
-	snprintf(sysctl, sizeof(sysctl), "fs.protected_%s", word[s->step]);
+	snprintf(sysctl, sizeof(sysctl), "fs.protected_%s", hp_sticky_word[s->step]);
 	configured = hp_knob(sysctl, 1, false, conf, sizeof(conf));
 	snprintf(path, sizeof(path), "%s/%s", s->dir, file[s->step]);
 	if (hp_try_as(true, hp_sticky_try, s, &t) < 0 || (s->step != 1 && t.ret)) {
@@ -1169,36 +1169,52 @@ static void hp_sticky_one(struct hp_sticky *s)
 			s->step ? "opened without O_CREAT" : "uid 65534 followed it");
 }
 
-static void hp_sticky_all(void)
+/*
+ * The policy.protected_<word> check of that @name, in sticky and root
+ * directories of its own, removed after.
+ */
+void hp_sticky_check(const char *name)
 {
 	static const char *const file[] = { "link", "hard", "mine", "mine2", "fifo", "regular" };
 	struct hp_sticky s = { .dir = "/tmp/hp-sticky-XXXXXX", .own = "/tmp/hp-root-XXXXXX" };
+	bool dir, own;
 	char path[160];
-	int i, fd = -1;
+	int i, fd;
 
-	if (!mkdtemp(s.dir) || chmod(s.dir, 01777) || !mkdtemp(s.own) || chmod(s.own, 0755)) {
-		for (i = 0; i < 4; i++)
-			hp_line(i == 0 ? "policy.protected_symlinks" : i == 1 ?
-				"policy.protected_hardlinks" : i == 2 ? "policy.protected_fifos" :
-				"policy.protected_regular", "error", false, "-",
-				"cannot set up %s: %s", s.dir, strerror(errno));
+	for (s.step = 0; s.step < ARRAY_SIZE(hp_sticky_word); s.step++) {
+		snprintf(path, sizeof(path), "policy.protected_%s", hp_sticky_word[s.step]);
+		if (!strcmp(path, name))
+			break;
+	}
+	if (s.step == ARRAY_SIZE(hp_sticky_word)) {
+		hp_line(name, "error", false, "-", "not a policy.protected_<%s> name",
+			"symlinks|hardlinks|fifos|regular");
 		return;
+	}
+	dir = mkdtemp(s.dir);
+	own = dir && mkdtemp(s.own);
+	if (!own || chmod(s.dir, 01777) || chmod(s.own, 0755)) {
+		hp_line(name, "error", false, "-", "cannot set up %s: %s", s.dir, strerror(errno));
+		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/secret", s.own);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
 	if (fd >= 0)
 		close(fd);
 	fchmodat(AT_FDCWD, path, 0644, 0);
-	for (s.step = 0; s.step < 4; s.step++)
-		hp_sticky_one(&s);
-	for (i = 0; i < 6; i++) {
+	hp_sticky_one(name, &s);
+out:
+	for (i = 0; dir && i < ARRAY_SIZE(file); i++) {
 		snprintf(path, sizeof(path), "%s/%s", s.dir, file[i]);
 		unlink(path);
 	}
-	snprintf(path, sizeof(path), "%s/secret", s.own);
-	unlink(path);
-	rmdir(s.dir);
-	rmdir(s.own);
+	if (own) {
+		snprintf(path, sizeof(path), "%s/secret", s.own);
+		unlink(path);
+		rmdir(s.own);
+	}
+	if (dir)
+		rmdir(s.dir);
 }
 
 /*
@@ -1225,9 +1241,8 @@ static void hp_ptrace_try(struct hp_try *t, void *arg)
 	t->err = errno;
 }
 
-static void hp_ptrace_scope(void)
+void hp_ptrace_scope(const char *name)
 {
-	const char *name = "policy.ptrace_scope";
 	char conf[160] = "", c;
 	bool configured = hp_knob("kernel.yama.ptrace_scope", 1, false, conf, sizeof(conf));
 	long scope = 0;
@@ -1296,9 +1311,8 @@ static void hp_kexec_try(struct hp_try *t, void *arg)
 	t->err = errno;
 }
 
-static void hp_kexec(void)
+void hp_kexec(const char *name)
 {
-	const char *name = "policy.kexec_load_disabled";
 	char conf[160] = "";
 	bool configured = hp_knob("kernel.kexec_load_disabled", 1, false, conf, sizeof(conf));
 	struct hp_try t;
@@ -1322,20 +1336,4 @@ static void hp_kexec(void)
 			strerror(t.err));
 	else
 		hp_line(name, "error", configured, conf, "root's kexec_load(): %s", hp_said(&t));
-}
-
-/* Every user-space line, HP_USER_LINES of them. */
-void hp_user_tests(void)
-{
-	hp_proc_mem_force();
-	hp_umip();
-	hp_null_page();
-	hp_bpf_jit_harden();
-	hp_knob_all();
-	hp_kptr();
-	hp_tiocsti();
-	hp_devmem();
-	hp_sticky_all();
-	hp_ptrace_scope();
-	hp_kexec();
 }

@@ -8,16 +8,26 @@
 
 #include <stdbool.h>
 
-/* result lines printed by hp_user_tests() */
-#define HP_USER_LINES	19
-
 /*
  * hardprobe_test.c: the one verdict line of an observed outcome, looked up in
  * the module's rules (and counted by hardprobe_test's kselftest.h)
  */
 void hp_verdict(const char *name, bool configured, const char *outcome, const char *evidence);
 
-/* hp_user.c: every user-space check, HP_USER_LINES result lines */
-void hp_user_tests(void);
+/*
+ * hp_user.c: the user-space checks, each registered in hp_checks.def
+ * (HP_USER_CHECK) and printing one result line, of the @name it is given
+ */
+void hp_proc_mem_force(const char *name);
+void hp_umip(const char *name);
+void hp_null_page(const char *name);
+void hp_bpf_jit_harden(const char *name);
+void hp_knob_check(const char *name);
+void hp_kptr(const char *name);
+void hp_tiocsti(const char *name);
+void hp_devmem(const char *name);
+void hp_sticky_check(const char *name);
+void hp_ptrace_scope(const char *name);
+void hp_kexec(const char *name);
 
 #endif /* HP_USER_H */
