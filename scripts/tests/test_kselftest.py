@@ -23,6 +23,13 @@ become that user) and each prints one result in the runner's form: "# <name>: <o
 <evidence>; configured: <layer>" then the KTAP line of that name, the names and their order
 those of hp_checks.def.
 
+hardprobe_test -l prints the name of every result line a run would print (the table's on a
+host without the module; with a stand-in debugfs directory, the probes and their
+warns_declared.<probe> too), and a run with a skip list (-x and HARDPROBE_SKIP, names or
+features, "hardprobe:" prefixes, spaces and commas) prints every one of those lines all the
+same, in that order and under the same plan, the listed ones as skips by request, and says
+which listed name matched nothing.
+
 hardprobe_test's warns_declared.<probe> results: warn_count's rise across each safe probe's
 run against "warns_max" of that probe's record in the module's JSON: "ok" within it, "not
 ok" above it, an error without the key, a skip without warn_count; fatal probes have none.
@@ -191,6 +198,7 @@ def main():
         findings_tests(stage, tmp)
         warns_tests(stage, tmp)
         user_tests(stage, tmp)
+        cli_tests(stage, tmp)
     finally:
         shutil.rmtree(tmp)
     return 0 if all(results) else 1
@@ -528,6 +536,88 @@ def user_tests(stage, tmp):
     check("kselftest-user-lines", not bad and names == registered and len(set(names)) == planned,
           "; ".join(bad[:3]) or (f"{len(names)} lines: " + " ".join(names) if names == registered
                                  else f"printed {names}, registered {registered}"))
+
+
+
+# a stand-in of the module's debugfs directory: its probe list ("<name> <feature> <kind>
+# <configured> <signature>"), its JSON (the rules) and files that take reads and writes
+FAKE_PROBES = ("a.one a safe y -\n"
+               "a.two a fatal y BUG:\n"
+               "b.three b safe n -\n")
+
+
+def cli_tests(stage, tmp):
+    """hardprobe_test's own command line: -l, -x, HARDPROBE_SKIP."""
+    table = [n for n, _ in def_checks(stage)]
+    exe = os.path.join(tmp, "hardprobe_test")
+    r = subprocess.run([exe, "-l"], capture_output=True, text=True)
+    check("kselftest-list-no-module", r.returncode == 0 and r.stdout.splitlines() == table
+          and not os.path.isdir("/sys/kernel/debug/hardprobe"),
+          f"rc {r.returncode}, {len(r.stdout.splitlines())} names, the table's {len(table)}")
+    fake = os.path.join(tmp, "fake-debugfs")
+    os.mkdir(fake)
+    for name, text in (("probes", FAKE_PROBES), ("json", document(RULES)),
+                       ("kstack", "0 1\n"), ("run", "")):
+        with open(os.path.join(fake, name), "w") as f:
+            f.write(text)
+    fexe = os.path.join(tmp, "hardprobe_test_fake")
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-D_GNU_SOURCE=", f'-DHP_DIR="{fake}"',
+                        "-o", fexe, *(os.path.join(stage, c) for c in PROGRAMS["hardprobe_test"])],
+                       capture_output=True, text=True)
+    check("kselftest-fake-debugfs-build", p.returncode == 0, p.stderr[-300:])
+    if p.returncode:
+        return
+    probes = ["a.one", "a.two", "b.three"]
+    every = probes + ["warns_declared.a.one", "warns_declared.b.three"] + table
+    listed = {}
+    for args in ([], ["a"], ["a.two", "b.three"]):
+        r = subprocess.run([fexe, "-l", *args], capture_output=True, text=True)
+        listed[" ".join(args)] = (r.returncode, r.stdout.splitlines())
+    want = {"": (0, every), "a": (0, ["a.one", "a.two", "warns_declared.a.one"]),
+            "a.two b.three": (0, ["a.two", "b.three", "warns_declared.b.three"])}
+    check("kselftest-list", listed == want,
+          f"{len(every)} names, probes and their warnings by argument" if listed == want else
+          "; ".join(f"{k or '(all)'}: {v}" for k, v in listed.items() if v != want[k]))
+
+    # everything skipped but two table checks that are safe to run on this host; the
+    # probes by feature (a) and by name (b.three), one warning line by its own name
+    keep = ["spectre_v1_sysfs", "module_rules_complete"]
+    skip = [n for n in table if n not in keep]
+    env = dict(os.environ, HARDPROBE_SKIP="hardprobe:a, b.three," + ",".join(skip[5:]) +
+               " hardprobe:no_such_check")
+    env.pop("KSFT_TAP_LEVEL", None)
+    args = [x for n in skip[:5] + ["warns_declared.a.one"] for x in ("-x", n)]
+    r = subprocess.run([fexe, *args], capture_output=True, text=True, env=env, timeout=120)
+    lines = r.stdout.splitlines()
+    results = [re.match(r"(not )?ok (\d+) (\S+)(.*)$", ln) for ln in lines]
+    results = [m for m in results if m]
+    names = [m.group(3) for m in results]
+    bad = []
+    if lines[:2] != ["KTAP version 1"] + lines[1:2] or f"1..{len(every)}" not in lines:
+        bad.append(f"header/plan: {lines[:4]}")
+    if names != every:
+        bad.append(f"names {names}")
+    if [int(m.group(2)) for m in results] != list(range(1, len(every) + 1)):
+        bad.append("numbering")
+    for m in results:
+        name = m.group(3)
+        i = lines.index(m.group(0))
+        if name in keep:
+            if m.group(4) == " # SKIP" or m.group(1):
+                bad.append(f"{name} not run: {m.group(0)}")
+        elif not (m.group(0) == f"ok {m.group(2)} {name} # SKIP " or
+                  m.group(0) == f"ok {m.group(2)} {name} # SKIP") or \
+                lines[i - 1] != f"# {name}: skip: skipped by request":
+            bad.append(f"{name}: {lines[i - 1]!r} {m.group(0)!r}")
+    if "# skip list: no_such_check names no check of this run" not in lines:
+        bad.append("no word on no_such_check")
+    if any("skip list: " in ln and "no_such_check" not in ln for ln in lines):
+        bad.append("a name that matched reported unmatched")
+    if r.returncode != 0:
+        bad.append(f"exit {r.returncode}")
+    check("kselftest-skip-list", not bad,
+          "; ".join(bad[:3]) or f"{len(every)} lines in -l's order, {len(every) - len(keep)} "
+          f"skipped by request (-x, HARDPROBE_SKIP, features, 'hardprobe:'), {len(keep)} run")
 
 
 if __name__ == "__main__":

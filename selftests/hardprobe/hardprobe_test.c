@@ -17,10 +17,19 @@
  * armed again), and warn_count's rise across its run must not exceed the
  * WARN-class reports it declares ("warns_max" in the module's JSON, the
  * number its warn_limit refusal counts on): one result per safe probe,
- * warns_declared.<probe>, after the probes' own.
+ * warns_declared.<probe>, after the probes' own. Then the checks registered
+ * in hp_checks.def (hp_checks[]), one result each.
  *
- * usage: hardprobe_test [-s] [-t seconds] [probe-or-feature ...]
+ * usage: hardprobe_test [-l] [-s] [-t seconds] [-x name]... [probe-or-feature ...]
+ *	-l  print the name of every result line this run would print, one a line
+ *	    (the probes only when the module is loaded), and exit
  *	-s  safe probes only (do not set allow_fatal)
+ *	-x  skip the check, probe or feature @name (repeatable): its result line
+ *	    is still printed, a skip, so the plan and the names do not change
+ * HARDPROBE_SKIP in the environment adds names to -x's, separated by spaces or
+ * commas; a name may carry the prefix "hardprobe:", as CI skip lists write a
+ * kselftest name. Probe or feature arguments run only those probes (and no
+ * check of the table).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +59,57 @@ static struct hp_warned {
 	long before, after;
 	bool cleared;	/* clear_warn_once was written first */
 } warned[MAX_PROBES];
+
+/* The skip list: -x NAME, $HARDPROBE_SKIP. */
+static struct hp_skip {
+	char *name;
+	bool used;	/* it named a check of this run */
+} *skips;
+static int nr_skips;
+
+/* The names in @list, separated by spaces or commas, onto the skip list. */
+static void skip_add(const char *list)
+{
+	static const char sep[] = " ,\t\n";
+	char *copy = list ? strdup(list) : NULL, *tok, *save = NULL;
+	struct hp_skip *more;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, sep, &save); tok; tok = strtok_r(NULL, sep, &save)) {
+		if (!strncmp(tok, "hardprobe:", 10))
+			tok += 10;
+		more = *tok ? realloc(skips, (nr_skips + 1) * sizeof(*skips)) : NULL;
+		if (!more)
+			continue;
+		skips = more;
+		skips[nr_skips].name = strdup(tok);
+		skips[nr_skips].used = false;
+		nr_skips += !!skips[nr_skips].name;
+	}
+	free(copy);
+}
+
+/* Is the check @name (or its feature @feature, when not NULL) on the skip list? */
+static bool skipped(const char *name, const char *feature)
+{
+	bool hit = false;
+	int i;
+
+	for (i = 0; i < nr_skips; i++) {
+		if (!strcmp(skips[i].name, name) || (feature && !strcmp(skips[i].name, feature))) {
+			skips[i].used = true;
+			hit = true;
+		}
+	}
+	return hit;
+}
+
+/* A check skipped by request: its line as ever, a skip (the reason on a line of its own). */
+static void skip_result(const char *name)
+{
+	result(true, name, "SKIP", "skipped by request");
+}
 
 /* The module's KTAP verdicts, as its JSON's "rules" spell them. */
 enum hp_ktap { HP_KTAP_OK, HP_KTAP_NOT_OK, HP_KTAP_SKIP, HP_KTAP_ERROR, HP_KTAP_WORDS };
@@ -326,6 +386,10 @@ static void run_probe(const struct probe *p, bool safe_only)
 
 	printf("# %s (%s, feature %s, configured %s)\n", p->name, p->kind,
 	       p->feature, p->configured ? "y" : "n");
+	if (skipped(p->name, p->feature)) {
+		skip_result(p->name);
+		return;
+	}
 	if (fatal && (safe_only || !strcmp(p->kind, "panic"))) {
 		result(true, p->name, "SKIP", "%s probe not run here%s", p->kind,
 		       safe_only ? " (-s)" : ": it panics, the bench runs it in its own guest");
@@ -737,7 +801,12 @@ static void warns_tests(int n, const char *json, int err)
 
 		if (strcmp(p->kind, "safe"))
 			continue;
-		snprintf(name, sizeof(name), "warns_declared.%s", p->name);
+		snprintf(name, sizeof(name), "warns_declared.%.*s", (int)sizeof(p->name), p->name);
+		/* (a probe skipped by request never ran: no warnings to count) */
+		if (skipped(name, NULL) || skipped(p->name, p->feature)) {
+			skip_result(name);
+			continue;
+		}
 		if (w->before < 0 || w->after < 0) {
 			result(true, name, "SKIP", "cannot read %s", HP_WARN_COUNT);
 			continue;
@@ -777,21 +846,62 @@ static const struct hp_check {
 #undef HP_USER_CHECK
 };
 
+/* Keep the probes that @argv (probe or feature names; none: every probe) selects. */
+static int select_probes(int argc, char **argv)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < nr_probes; i++) {
+		bool want = !argc;
+
+		for (j = 0; j < argc; j++)
+			want |= !strcmp(argv[j], probes[i].name) ||
+				!strcmp(argv[j], probes[i].feature);
+		if (want)
+			probes[n++] = probes[i];
+	}
+	return n;
+}
+
+/* -l: every result line's name, in the run's order: probes, their warnings, the table */
+static int list_checks(int n, bool table)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		printf("%s\n", probes[i].name);
+	for (i = 0; i < n; i++)
+		if (!strcmp(probes[i].kind, "safe"))
+			printf("warns_declared.%s\n", probes[i].name);
+	for (i = 0; table && i < ARRAY_SIZE(hp_checks); i++)
+		printf("%s\n", hp_checks[i].name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	bool safe_only = false, set_fatal = false;
+	bool safe_only = false, set_fatal = false, list = false;
 	char old[8] = "0", *json;
-	int i, j, opt, n = 0, safe = 0, err = 0;
+	int i, opt, n = 0, safe = 0, err = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "st:")) != -1) {
-		if (opt == 's')
+	while ((opt = getopt(argc, argv, "lst:x:")) != -1) {
+		if (opt == 'l')
+			list = true;
+		else if (opt == 's')
 			safe_only = true;
 		else if (opt == 't')
 			timeout_s = atoi(optarg);
+		else if (opt == 'x')
+			skip_add(optarg);
 		else
-			return fprintf(stderr, "usage: %s [-s] [-t s] [name...]\n", argv[0]), 1;
+			return fprintf(stderr, "usage: %s [-l] [-s] [-t s] [-x name]... %s\n",
+				       argv[0], "[probe-or-feature...]"), 1;
 	}
+	if (list)
+		return list_checks(load_probes() ? 0 : select_probes(argc - optind, argv + optind),
+				   optind == argc);
+	skip_add(getenv("HARDPROBE_SKIP"));
 	hp_print_header();
 	/*
 	 * built with the kernel (CONFIG_HARDPROBE=m, the kselftest config fragment) and
@@ -816,16 +926,7 @@ int main(int argc, char **argv)
 		printf("# kstack: %s\n", strerror(-n));
 	else
 		printf("# kstack: %d reads\n", n);
-	n = 0;
-	for (i = 0; i < nr_probes; i++) {
-		bool want = optind == argc;
-
-		for (j = optind; j < argc; j++)
-			want |= !strcmp(argv[j], probes[i].name) ||
-				!strcmp(argv[j], probes[i].feature);
-		if (want)
-			probes[n++] = probes[i];
-	}
+	n = select_probes(argc - optind, argv + optind);
 	for (i = 0; i < n; i++)
 		safe += !strcmp(probes[i].kind, "safe");
 	/* each probe, each safe one's warnings, and the table's checks */
@@ -847,8 +948,15 @@ int main(int argc, char **argv)
 		write_file(HP_PARAM, "0", 1);
 	/* before module_still_answers, which reloads the probe list */
 	warns_tests(n, json, err);
-	for (i = 0; optind == argc && i < ARRAY_SIZE(hp_checks); i++)
-		hp_checks[i].run(hp_checks[i].name);
+	for (i = 0; optind == argc && i < ARRAY_SIZE(hp_checks); i++) {
+		if (skipped(hp_checks[i].name, NULL))
+			skip_result(hp_checks[i].name);
+		else
+			hp_checks[i].run(hp_checks[i].name);
+	}
+	for (i = 0; i < nr_skips; i++)
+		if (!skips[i].used)
+			printf("# skip list: %s names no check of this run\n", skips[i].name);
 	free(json);
 	ksft_finished();
 }
