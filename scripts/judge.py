@@ -77,7 +77,7 @@ def main(rdir, table_path, column=None):
             continue
         good = "KTAP version 1" in text and ok > 0 and bad == 0
         check(what, good, f"{ok} ok, {bad} not ok")
-    # the kselftest-only checks of user space (selftests/hardprobe/hp_user.h): each prints
+    # the kselftest-only checks of user space (selftests/hardprobe/hp_user.c): each prints
     # "# <name>: <outcome>: <evidence>; configured: <layer>" before its KTAP line (judged
     # above); listed here by outcome
     user = {}

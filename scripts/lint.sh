@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# hardprobe lint: checkpatch --strict on every C file. Plumbing must be clean;
-# the deliberately buggy trigger code gets a short, reviewed ignore list.
+# hardprobe lint: checkpatch --strict on every C file and the selftests' X-macro table
+# (hp_checks.def). Plumbing must be clean; the deliberately buggy trigger code gets a
+# short, reviewed ignore list.
 # Prints one "lint <file>: ok|FAIL" line per file; exit 1 if any failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -54,11 +55,11 @@ leak_files=" module/infoleak/pointer_hashing.c "
 # the user-space checks read ENOSYS as the kernel's answer for a system call it
 # was built without (their "unsupported")
 user_ignore=ENOSYS
-user_files=" selftests/hardprobe/hp_user.h "
+user_files=" selftests/hardprobe/hp_user.c "
 
 cd "$HP_TOP" || exit 1
 fail=0
-for f in module/*.[ch] module/*/*.[ch] module/*/*/*.[ch] kunit/*.c selftests/hardprobe/*.[ch]; do
+for f in module/*.[ch] module/*/*.[ch] module/*/*/*.[ch] kunit/*.c selftests/hardprobe/*.[ch] selftests/hardprobe/*.def; do
 	args=(--strict --no-tree --terse --show-types --quiet -f)
 	[[ "$trigger_files" == *" $f "* ]] && args=(--ignore "$trigger_ignore" "${args[@]}")
 	[[ "$defines_files" == *" $f "* ]] && args=(--ignore "$defines_ignore" "${args[@]}")

@@ -8,8 +8,8 @@ report.json as "verifies"; khc_join.py reads it back, or this file when it is ab
 
 Besides the registry's features, khc-options lists the kselftest runner's user-space
 checks (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>:
-selftests/hardprobe/hp_user.h),
-which are no registry feature: their names are read from hp_user.h here (kselftest_names),
+selftests/hardprobe/hp_user.c), which are no registry feature: their names are read from
+the runner's table of checks, selftests/hardprobe/hp_checks.def, here (kselftest_names),
 their outcomes from selftest.ktap's "# <name>: <outcome>: ..." lines (kselftest_outcomes)."""
 import os
 import re
@@ -17,7 +17,7 @@ import re
 from . import SCRIPTS, TOP, Error, renames
 
 OPTIONS = os.path.join(SCRIPTS, "khc-options")
-HP_USER = os.path.join(TOP, "selftests", "hardprobe", "hp_user.h")
+HP_CHECKS = os.path.join(TOP, "selftests", "hardprobe", "hp_checks.def")
 ARCHES = ("x86_64", "arm64")
 UNAME = {"aarch64": "arm64"}  # report.json's kernel.arch is uname -m
 
@@ -101,25 +101,40 @@ def annotate(report, options=None):
     return report
 
 
-def kselftest_names(path=HP_USER):
-    """The names of the kselftest runner's user-space lines, in hp_user.h's order: every
-    string literal "policy.<knob>", and the literals given as a line's name (`name =
-    "..."`, `hp_line("...", ...)`). Their number must be HP_USER_LINES, the count the
-    runner plans for, or the reading is wrong (an Error)."""
-    text = read_text(path)
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    m = re.search(r"^#define\s+HP_USER_LINES\s+(\d+)", text, re.M)
-    names = []
-    for m2 in re.finditer(r'"(policy\.[a-z][a-z0-9_]*)"'
-                          r'|\b(?:name\s*=|hp_line\()\s*"([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)"',
-                          text):
-        name = m2.group(1) or m2.group(2)
-        if name not in names:
-            names.append(name)
-    if not m or len(names) != int(m.group(1)):
-        raise Error(f"{path}: read {len(names)} line names ({' '.join(names)}), but "
-                    f"HP_USER_LINES is {m.group(1) if m else 'not defined'}")
-    return names
+# The table of hardprobe_test's checks, selftests/hardprobe/hp_checks.def, is an X-macro
+# list that the C program includes and the host reads: a declaration list of one fixed
+# shape, HP_USER_CHECK("name", function) or HP_TEST_CHECK("name", function) a line, never
+# C code. The host reads the names the program registers, not what its code happens to
+# print; a line of any other shape is an Error rather than a guess.
+_CHECK_LINE = re.compile(r'HP_(USER|TEST)_CHECK\("([A-Za-z0-9_.-]+)", [A-Za-z_][A-Za-z0-9_]*\)')
+
+
+def kselftest_checks(path=HP_CHECKS):
+    """[(name, user)] of every check hp_checks.def registers, in its order: @user for the
+    user-space checks of hp_user.c (HP_USER_CHECK). Comments and blank lines aside, each
+    line must be exactly one entry, and a name registered twice is an Error."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                  read_text(path), flags=re.S)
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        m = _CHECK_LINE.fullmatch(line)
+        if not m:
+            raise Error(f"{path}:{n}: not HP_USER_CHECK(\"name\", function) or "
+                        f"HP_TEST_CHECK(\"name\", function): {line.strip()[:80]!r}")
+        if any(m.group(2) == o for o, _ in out):
+            raise Error(f"{path}:{n}: {m.group(2)} registered twice")
+        out.append((m.group(2), m.group(1) == "USER"))
+    if not out:
+        raise Error(f"{path}: no check registered")
+    return out
+
+
+def kselftest_names(path=HP_CHECKS):
+    """The names of the kselftest runner's user-space lines (the HP_USER_CHECK entries of
+    hp_checks.def), in its order."""
+    return [name for name, user in kselftest_checks(path) if user]
 
 
 def kselftest_outcomes(text, names):

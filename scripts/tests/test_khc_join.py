@@ -171,8 +171,29 @@ def test_options():
     ktap = open(SELFTEST).read()
     printed = [n for n in user if re.search(rf"^# {re.escape(n)}: [a-z_]+: ", ktap, re.M)]
     check("khc-options-kselftest-names", printed == user and len(user) > 10,
-          f"{len(user)} names from hp_user.h" + ("" if printed == user else
+          f"{len(user)} names from hp_checks.def" + ("" if printed == user else
           f"; not printed in {os.path.basename(SELFTEST)}: {[n for n in user if n not in printed]}"))
+    # the table is read as a declaration list of one shape: anything else is an error
+    bad_defs = {"code": 'HP_USER_CHECK("a.b", f)\nstatic int x;\n',
+                "no quotes": "HP_USER_CHECK(a.b, f)\n",
+                "twice": 'HP_USER_CHECK("a.b", f)\nHP_TEST_CHECK("a.b", g)\n',
+                "empty": "/* HP_USER_CHECK(\"a.b\", f) */\n"}
+    refused = []
+    for label, text in bad_defs.items():
+        with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as f:
+            f.write(text)
+        try:
+            khc.kselftest_names(f.name)
+        except khc.Error:
+            refused.append(label)
+        os.unlink(f.name)
+    with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as f:
+        f.write('/* HP_USER_CHECK("in.comment", f)\n */\n\nHP_TEST_CHECK("t", g)\n'
+                'HP_USER_CHECK("policy.x", h)\n')
+    good = khc.kselftest_names(f.name)
+    os.unlink(f.name)
+    check("khc-kselftest-names-one-shape", refused == list(bad_defs) and good == ["policy.x"],
+          f"refused: {', '.join(refused)}; read {good}")
     from khc_coverage import read_checks
     checks = read_checks()
     known = {c["name"]: c for c in checks}

@@ -1,21 +1,34 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the kselftest programs' shared code (selftests/hardprobe/hp_util.h).
+"""Host tests of the kselftest programs' shared code (selftests/hardprobe/).
 
 The programs build against the kernel source's kselftest.h the way scripts/module.sh builds
-them (a copy beside it, "../kselftest.h"), -Wall -Werror; and hp_rules_check(), the case
-ktap_rules_match_module of hardprobe_test, holds the programs' copy of the expectation rule
-(hp_expect()) against the module's "rules" in its JSON, compact as debugfs prints it or
-indented as results/<target>/report.json: it must agree with the module's table, and fail
-on a JSON without "rules", an empty or cut list, or a record that differs. Prints one
-"check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
+them (a copy beside it, "../kselftest.h"), -Wall -Werror. Prints one "check host <name>:
+ok|FAIL" line per test; exit 1 on any FAIL.
 
-hp_verdict(), which turns an outcome and the configured layer into the KTAP line of a probe
-or a user-space check (hp_user.h), is held to the module's rules too: configured and
-vulnerable is "not ok", vulnerable and not configured a skip, an error "not ok ... ERROR".
-hp_user_tests() runs here (as the caller: checks that need uid 65534 report an error when
-it cannot become that user) and must print its HP_USER_LINES results in the runner's form:
-"# <name>: <outcome>: <evidence>; configured: <layer>" then the KTAP line of that name.
+One judge: hardprobe_test holds no rule of its own. hp_rules_load() reads the module's
+"rules" from its JSON (compact as debugfs prints it or indented as
+results/<target>/report.json) into a table, and hp_verdict(), which turns an outcome and the
+configured layer into the KTAP line of a probe or a user-space check, only looks the verdict
+up there. Fed the module's recorded rules (module-rules.json), every outcome, known gap and
+configured layer gets the line of its record; fed the same table with any one record
+changed, the line follows the change (the programs have no opinion); fed a table with a
+record missing, an unknown KTAP word, a record cut short, an empty or cut list or no "rules"
+at all, the table is incomplete: every verdict is an ERROR line that names why, and the
+check module_rules_complete fails.
+
+The user-space checks (the HP_USER_CHECK entries of hp_checks.def, run from the program's
+table) run here (as the caller: checks that need uid 65534 report an error when it cannot
+become that user) and each prints one result in the runner's form: "# <name>: <outcome>:
+<evidence>; configured: <layer>" then the KTAP line of that name, the names and their order
+those of hp_checks.def.
+
+hardprobe_test -l prints the name of every result line a run would print (the table's on a
+host without the module; with a stand-in debugfs directory, the probes and their
+warns_declared.<probe> too), and a run with a skip list (-x and HARDPROBE_SKIP, names or
+features, "hardprobe:" prefixes, spaces and commas) prints every one of those lines all the
+same, in that order and under the same plan, the listed ones as skips by request, and says
+which listed name matched nothing.
 
 hardprobe_test's warns_declared.<probe> results: warn_count's rise across each safe probe's
 run against "warns_max" of that probe's record in the module's JSON: "ok" within it, "not
@@ -34,52 +47,66 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 SELFTESTS = os.path.join(TOP, "selftests", "hardprobe")
 results = []
 
-# The module's rules as its JSON exports them ("rules"), recorded from a guest: no copy of
-# hp_expect() here, so what the C helper is held to is the module's own table.
+# The module's rules as its JSON exports them ("rules"), recorded from a guest: what the
+# programs' verdicts are held to is the module's own table, never a copy here.
 with open(os.path.join(HERE, "module-rules.json")) as f:
     _MODULE = json.load(f)["rules"]
 OUTCOMES = _MODULE["rank"]
 RULES = _MODULE["ktap"]
+KTAP_WORDS = ("ok", "not ok", "skip", "error")
 
-DRIVER = r"""
-#include "hp_util.h"
-
-int main(void)
+RULES_DRIVER = r"""
+#define main hp_test_main
+#include "hardprobe_test.c"
+#undef main
+/*
+ * stdin: the module's JSON (empty: it could not be read); argv: "<outcome> <y|n>" pairs,
+ * one verdict line each, named case.<i>; then module_rules_complete's line
+ */
+int main(int argc, char **argv)
 {
 	static char json[1 << 20];
 	size_t len = fread(json, 1, sizeof(json) - 1, stdin);
-	char why[LINE];
-	int n;
+	char name[32];
+	int i;
 
 	json[len] = '\0';
-	n = hp_rules_check(json, why, sizeof(why));
-	printf("%d %s\n", n, why);
-	return n > 0 ? 0 : 1;
-}
-"""
-
-
-VERDICT_DRIVER = r"""
-#include "hp_util.h"
-
-int main(int argc, char **argv)
-{
 	hp_print_header();
-	ksft_set_plan(1);
-	hp_verdict("policy.x", argv[2][0] == 'y', argv[1], "the evidence");
+	hp_rules_load(len ? json : NULL, ENOENT);
+	ksft_set_plan(argc / 2 + 1);
+	for (i = 1; i + 1 < argc; i += 2) {
+		snprintf(name, sizeof(name), "case.%d", (i + 1) / 2);
+		hp_verdict(name, argv[i + 1][0] == 'y', argv[i], "the evidence");
+	}
+	rules_test("module_rules_complete");
 	ksft_finished();
 }
 """
 
 USER_DRIVER = r"""
-#define _GNU_SOURCE
-#include "hp_user.h"
-
-int main(void)
+#define main hp_test_main
+#include "hardprobe_test.c"
+#undef main
+/* argv[1]: the module's JSON (its rules); runs the table's user-space checks */
+int main(int argc, char **argv)
 {
+	static char json[1 << 20];
+	FILE *f = fopen(argv[1], "r");
+	size_t len, i, n = 0;
+
+	if (!f)
+		return 2;
+	len = fread(json, 1, sizeof(json) - 1, f);
+	json[len] = '\0';
+	fclose(f);
 	hp_print_header();
-	ksft_set_plan(HP_USER_LINES);
-	hp_user_tests();
+	hp_rules_load(json, 0);
+	for (i = 0; i < ARRAY_SIZE(hp_checks); i++)
+		n += hp_checks[i].user;
+	ksft_set_plan(n);
+	for (i = 0; i < ARRAY_SIZE(hp_checks); i++)
+		if (hp_checks[i].user)
+			hp_checks[i].run(hp_checks[i].name);
 	ksft_finished();
 }
 """
@@ -113,6 +140,11 @@ int main(int argc, char **argv)
 	ksft_finished();
 }
 """
+
+# the programs and their translation units, as selftests/hardprobe/Makefile links them
+PROGRAMS = {"hardprobe_fuzz": ["hardprobe_fuzz.c"],
+            "hardprobe_test": ["hardprobe_test.c", "hp_user.c"],
+            "hardprobe_trust": ["hardprobe_trust.c"]}
 
 OUTCOME_WORDS = ("protected", "vulnerable", "unsupported", "inconclusive", "not_run", "error")
 
@@ -155,91 +187,197 @@ def main():
         stage = os.path.join(tmp, "hardprobe")
         shutil.copytree(SELFTESTS, stage)
         os.symlink(kh, os.path.join(tmp, "kselftest.h"))
-        for prog in ("hardprobe_test", "hardprobe_fuzz", "hardprobe_trust"):
+        for prog, srcs in PROGRAMS.items():
             p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-D_GNU_SOURCE=", "-o",
-                                os.path.join(tmp, prog), os.path.join(stage, prog + ".c")],
+                                os.path.join(tmp, prog), *(os.path.join(stage, c) for c in srcs)],
                                capture_output=True, text=True)
             check(f"kselftest-build-{prog}", p.returncode == 0,
                   "against " + kh + ("" if p.returncode == 0 else ": " + p.stderr[-300:]))
-        with open(os.path.join(stage, "rules_driver.c"), "w") as f:
-            f.write(DRIVER)
-        drv = os.path.join(tmp, "rules_driver")
-        p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", drv,
-                            os.path.join(stage, "rules_driver.c")], capture_output=True, text=True)
-        check("kselftest-rules-driver-build", p.returncode == 0, p.stderr[-300:])
-        if p.returncode:
-            return 1
-
-        def run(text):
-            r = subprocess.run([drv], input=text, capture_output=True, text=True)
-            return r.returncode, r.stdout.strip()
-
-        rc, out = run(document(RULES))
-        check("kselftest-rules-agree-compact", rc == 0 and out.startswith("24 "), out)
-        rc, out = run(document(RULES, compact=False, after_features=False))
-        check("kselftest-rules-agree-indented", rc == 0 and out.startswith("24 "), out)
-        rc, out = run(document(None))
-        check("kselftest-rules-missing-fails", rc == 1 and '"rules"' in out, out)
-        for i, rule in enumerate(RULES):
-            flipped = [dict(r) for r in RULES]
-            flipped[i]["ktap"] = "ok" if rule["ktap"] != "ok" else "skip"
-            rc, out = run(document(flipped))
-            if rc != 1 or rule["outcome"] not in out:
-                check("kselftest-rules-difference-fails", False, f"record {i}: {out}")
-                break
-        else:
-            check("kselftest-rules-difference-fails", True, f"each of {len(RULES)} records")
-        rc, out = run(document([]))
-        check("kselftest-rules-empty-fails", rc == 1, out)
-        text = document(RULES)
-        rc, out = run(text[:text.index('"ktap":[') + 200])
-        check("kselftest-rules-cut-fails", rc == 1, out)
-        bad = [dict(r) for r in RULES]
-        del bad[3]["configured"]
-        rc, out = run(document(bad))
-        check("kselftest-rules-incomplete-record-fails", rc == 1 and "record 4" in out, out)
-        verdict_tests(stage, tmp)
+        libmk_test(src, tmp)
+        rules_tests(stage, tmp)
         findings_tests(stage, tmp)
         warns_tests(stage, tmp)
         user_tests(stage, tmp)
+        cli_tests(stage, tmp)
     finally:
         shutil.rmtree(tmp)
     return 0 if all(results) else 1
 
 
-def build(stage, tmp, name, text):
+def libmk_test(src, tmp):
+    """The collection's Makefile, built and installed by the kernel's lib.mk as
+    scripts/module.sh builds it (a copy beside lib.mk and kselftest.h, OUTPUT= elsewhere):
+    the three programs, hardprobe_test linked from both of its files, and an install of
+    the programs, config and settings only."""
+    ks = os.path.join(src, "tools", "testing", "selftests")
+    top = os.path.join(tmp, "libmk")
+    out, inst = os.path.join(top, "out"), os.path.join(top, "install")
+    shutil.copytree(SELFTESTS, os.path.join(top, "hardprobe"),
+                    ignore=shutil.ignore_patterns(*PROGRAMS))
+    for f in ("lib.mk", "kselftest.h", "kselftest_harness.h"):
+        os.symlink(os.path.join(ks, f), os.path.join(top, f))
+    os.mkdir(out)
+    env = dict(os.environ, MAKEFLAGS="")
+    p = subprocess.run(["make", "-C", os.path.join(top, "hardprobe"), f"OUTPUT={out}", "V=1",
+                        "USERCFLAGS=-Werror", "all", "install", f"INSTALL_PATH={inst}"],
+                       capture_output=True, text=True, env=env)
+    link = [ln for ln in p.stdout.splitlines() if ln.endswith("-o " + os.path.join(out, "hardprobe_test"))]
+    got = sorted(os.listdir(inst)) if os.path.isdir(inst) else []
+    want = sorted([*PROGRAMS, "config", "settings"])
+    check("kselftest-libmk-build-install",
+          p.returncode == 0 and got == want and len(link) == 1 and
+          all(c in link[0].split() for c in PROGRAMS["hardprobe_test"]),
+          f"installed {' '.join(got)}; {link[0] if link else 'no link line'}"
+          if p.returncode == 0 else (p.stdout + p.stderr)[-300:])
+
+
+def build(stage, tmp, name, text, extra=("hp_user.c",)):
+    """a driver @text, with hardprobe_test's other translation unit(s) @extra"""
     with open(os.path.join(stage, name + ".c"), "w") as f:
         f.write(text)
     exe = os.path.join(tmp, name)
-    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", exe, os.path.join(stage, name + ".c")],
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", exe, os.path.join(stage, name + ".c"),
+                        *(os.path.join(stage, c) for c in extra)],
                        capture_output=True, text=True)
     check(f"kselftest-{name}-build", p.returncode == 0, p.stderr[-300:])
     return exe if p.returncode == 0 else None
 
 
-def verdict_tests(stage, tmp):
-    """hp_verdict(): the KTAP line of each outcome, configured or not, by the module's rules."""
-    exe = build(stage, tmp, "verdict_driver", VERDICT_DRIVER)
+def combo(rule):
+    """the driver's arguments for a rules record: its outcome word and configured layer"""
+    return [rule["outcome"] + (" known_gap" if rule["known_gap"] else ""),
+            "y" if rule["configured"] else "n"]
+
+
+def verdicts(exe, text, rules):
+    """Run the rules driver on the JSON @text with one case per record of @rules: ({case
+    number: (result line, the diagnostic line before it)}, module_rules_complete's result
+    line, its "# module_rules_complete: " line, exit code)."""
+    args = [a for rule in rules for a in combo(rule)]
+    r = subprocess.run([exe, *args], input=text, capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    cases, check_line, why = {}, "", ""
+    for i, ln in enumerate(lines):
+        m = re.match(r"(?:not )?ok \d+ case\.(\d+)", ln)
+        if m:
+            cases[int(m.group(1))] = (ln, lines[i - 1] if i else "")
+        elif re.match(r"(?:not )?ok \d+ module_rules_complete", ln):
+            check_line = ln
+        elif ln.startswith("# module_rules_complete: "):
+            why = ln[len("# module_rules_complete: "):]
+            why = why[len("ERROR: "):] if why.startswith("ERROR: ") else why
+    return cases, check_line, why, r.returncode
+
+
+def line_of(word, n):
+    """the result line (a regular expression) of verdict @word for case @n, and the
+    diagnostic line a skip or an error has right before it (None: none)"""
+    name = rf"case\.{n}"
+    return {"ok": (rf"^ok \d+ {name}$", None), "not ok": (rf"^not ok \d+ {name}$", None),
+            "skip": (rf"^ok \d+ {name} # SKIP ?$", rf"^# {name}: skip: \S"),
+            "error": (rf"^not ok \d+ {name} # +ERROR$", rf"^# {name}: ERROR: \S")}[word]
+
+
+def follows(cases, rules):
+    """the cases whose line is not the verdict of their record in @rules"""
+    bad = []
+    for n, rule in enumerate(rules, 1):
+        line, before = cases.get(n, ("", ""))
+        want, why = line_of(rule["ktap"], n)
+        if not re.match(want, line) or (why and not re.match(why, before)):
+            bad.append(f"{' '.join(combo(rule))}: {line!r}, rule {rule['ktap']}")
+    return bad
+
+
+def all_errors(cases, n, because):
+    """the cases (1..@n) that are not an ERROR line whose reason holds @because"""
+    bad = []
+    for i in range(1, n + 1):
+        line, before = cases.get(i, ("", ""))
+        if (not re.match(rf"^not ok \d+ case\.{i} # +ERROR$", line) or
+                not before.startswith(f"# case.{i}: ERROR: no verdict: ") or because not in before):
+            bad.append(f"case {i}: {before!r} {line!r}")
+    return bad
+
+
+def rules_tests(stage, tmp):
+    """hp_rules_load() and hp_verdict(): the lookup in the module's table, and only that."""
+    exe = build(stage, tmp, "rules_driver", RULES_DRIVER)
     if not exe:
         return
+    for label, text in (("compact", document(RULES)),
+                        ("indented", document(RULES, compact=False, after_features=False))):
+        cases, line, why, rc = verdicts(exe, text, RULES)
+        bad = follows(cases, RULES)
+        check(f"kselftest-verdict-follows-rules-{label}",
+              not bad and re.match(r"^ok \d+ module_rules_complete$", line) and
+              why.startswith(f"{len(RULES)} records: each of {len(OUTCOMES)} outcomes") and
+              (rc == 0) == all(r["ktap"] in ("ok", "skip") for r in RULES),
+              "; ".join(bad[:3]) or f"{len(RULES)} records, each its own line; {why}")
+
+    # any one record changed: the verdict follows the module's table, whatever it says
     bad = []
-    for rule in RULES:
-        conf = "y" if rule["configured"] else "n"
-        word = rule["outcome"] + (" known_gap" if rule["known_gap"] else "")
-        r = subprocess.run([exe, word, conf], capture_output=True, text=True)
-        out = r.stdout.splitlines()
-        i = next((i for i, ln in enumerate(out) if re.match(r"(not )?ok 1 ", ln)), None)
-        line = out[i] if i is not None else ""
-        # the result line never changes from run to run (a bare directive); the reason is
-        # the diagnostic line right before it
-        want = {"ok": r"^ok 1 policy\.x$", "not ok": r"^not ok 1 policy\.x$",
-                "skip": r"^ok 1 policy\.x # SKIP ?$", "error": r"^not ok 1 policy\.x # +ERROR$"}
-        why = {"skip": r"^# policy\.x: skip: \S", "error": r"^# policy\.x: ERROR: \S"}
-        if (not re.match(want[rule["ktap"]], line) or (r.returncode == 0) != line.startswith("ok") or
-                (rule["ktap"] in why and not (i and re.match(why[rule["ktap"]], out[i - 1])))):
-            bad.append(f"{word}/{conf}: {line!r} rc={r.returncode}, rule {rule['ktap']}")
-    check("kselftest-verdict-follows-rules", not bad and len(RULES) > 0,
-          "; ".join(bad[:3]) or f"{len(RULES)} records")
+    for i, rule in enumerate(RULES):
+        changed = [dict(r) for r in RULES]
+        changed[i]["ktap"] = KTAP_WORDS[(KTAP_WORDS.index(rule["ktap"]) + 1) % len(KTAP_WORDS)]
+        cases, line, why, rc = verdicts(exe, document(changed), changed)
+        b = follows(cases, changed)
+        if b or not re.match(r"^ok \d+ module_rules_complete$", line):
+            bad.append(f"record {i + 1} -> {changed[i]['ktap']}: {'; '.join(b[:2]) or line}")
+    check("kselftest-verdict-follows-changed-table", not bad,
+          "; ".join(bad[:3]) or f"each of {len(RULES)} records changed in turn: the line followed")
+
+    # any one record missing: the table is incomplete, every verdict an error that says so
+    bad = []
+    for i, rule in enumerate(RULES):
+        missing = RULES[:i] + RULES[i + 1:]
+        cases, line, why, rc = verdicts(exe, document(missing), RULES)
+        want = (f"no rule for {rule['outcome']}, known_gap {int(rule['known_gap'])}, "
+                f"configured {int(rule['configured'])}")
+        b = all_errors(cases, len(RULES), want)
+        if b or not re.match(r"^not ok \d+ module_rules_complete$", line) or want not in why or rc == 0:
+            bad.append(f"record {i + 1} missing: {why!r} {line!r} {'; '.join(b[:1])}")
+    check("kselftest-rules-missing-record-fails", not bad,
+          "; ".join(bad[:2]) or f"each of {len(RULES)} records left out in turn: "
+          f"{len(RULES)} ERROR lines naming it, module_rules_complete not ok")
+
+    # tables that cannot be used: fail closed, each for its reason
+    text = document(RULES)
+    unknown = [dict(r) for r in RULES]
+    unknown[5]["ktap"] = "maybe"
+    cut_record = [dict(r) for r in RULES]
+    del cut_record[3]["configured"]
+    stranger = RULES + [{"outcome": "weird", "known_gap": False, "configured": False,
+                         "ktap": "ok"}]
+    twice = RULES + [dict(RULES[7])]
+    no_rank = json.loads(text)
+    del no_rank["rules"]["rank"]
+    for label, doc, because in (
+            ("no-rules", document(None), 'no "rules" object'),
+            ("empty-list", document([]), "no rule for "),
+            ("cut", text[:text.index('"ktap":[') + 200], "not closed"),
+            ("record-cut-short", document(cut_record), "rules record 4: not {outcome, known_gap"),
+            ("unknown-word", document(unknown), 'rules record 6: unknown KTAP verdict "maybe"'),
+            ("unranked-outcome", document(stranger), 'outcome "weird" is not in "rank"'),
+            ("record-twice", document(twice), "rules record 25: "),
+            ("no-rank", json.dumps(no_rank), 'no "rank" list'),
+            ("unreadable", "", "cannot read /sys/kernel/debug/hardprobe/json")):
+        cases, line, why, rc = verdicts(exe, doc, RULES)
+        b = all_errors(cases, len(RULES), because)
+        want = r"^not ok \d+ module_rules_complete" + (" # +ERROR$" if label == "unreadable" else "$")
+        check(f"kselftest-rules-{label}-fails",
+              not b and re.match(want, line) and because in why and rc != 0,
+              f"{why!r} {line!r}" + ("; " + "; ".join(b[:2]) if b else
+                                     f"; {len(RULES)} ERROR lines naming it"))
+
+    # an outcome the module's table does not know, with the table complete: an error too
+    cases, line, why, rc = verdicts(exe, text, [{"outcome": "guarded", "known_gap": False,
+                                                 "configured": True, "ktap": "error"}])
+    c1 = cases.get(1, ("", ""))
+    check("kselftest-verdict-unknown-outcome-error",
+          re.match(r"^not ok 1 case\.1 # +ERROR$", c1[0]) and
+          'no rule for the outcome "guarded"' in c1[1] and
+          re.match(r"^ok \d+ module_rules_complete$", line), f"{c1[1]!r} {c1[0]!r}")
 
 
 FINDINGS_DRIVER = r"""
@@ -273,7 +411,7 @@ def findings_tests(stage, tmp):
     """hardprobe_fuzz's log rule: a BUG report a probe declares is its catch only while that
     probe is in flight (begin .. end or result); every probe of the JSON is read (each
     "probe" key, none skipped)."""
-    exe = build(stage, tmp, "findings_driver", FINDINGS_DRIVER)
+    exe = build(stage, tmp, "findings_driver", FINDINGS_DRIVER, extra=())
     if not exe:
         return
     probes = [{"probe": "a.one", "reports": ""}, {"probe": "kfence.oob_read", "reports": "BUG: KFENCE: "},
@@ -336,15 +474,36 @@ def warns_tests(stage, tmp):
           "within ok, above not ok, no warns_max an error, no warn_count a skip, fatal none")
 
 
+def ktap_word(line):
+    """the verdict word of a result line, as the module's rules spell it"""
+    if re.search(r" # +ERROR$", line):
+        return "error"
+    if re.search(r" # SKIP ?$", line):
+        return "skip"
+    return "not ok" if line.startswith("not ok") else "ok"
+
+
+def def_checks(stage):
+    """[(name, user)] of hp_checks.def by a plain reading: its HP_*_CHECK("name", ...) lines
+    outside comments"""
+    text = re.sub(r"/\*.*?\*/", "", open(os.path.join(stage, "hp_checks.def")).read(), flags=re.S)
+    return [(m.group(2), m.group(1) == "USER")
+            for m in re.finditer(r'^HP_(USER|TEST)_CHECK\("([^"]+)"', text, re.M)]
+
+
 def user_tests(stage, tmp):
-    """hp_user_tests(): HP_USER_LINES lines, each a comment with its outcome, then its result."""
+    """The table's user-space checks: one line each, a comment with its outcome, then its
+    result, in hp_checks.def's order."""
     exe = build(stage, tmp, "user_driver", USER_DRIVER)
     if not exe:
         return
-    r = subprocess.run([exe], capture_output=True, text=True, timeout=300)
+    rules = os.path.join(tmp, "module-rules.json")
+    with open(rules, "w") as f:
+        f.write(document(RULES))
+    r = subprocess.run([exe, rules], capture_output=True, text=True, timeout=300)
     lines = r.stdout.splitlines()
-    m = re.search(r"#define HP_USER_LINES\s+(\d+)", open(os.path.join(stage, "hp_user.h")).read())
-    planned = int(m.group(1)) if m else -1
+    registered = [n for n, user in def_checks(stage) if user]
+    planned = len(registered)
     results = [ln for ln in lines if re.match(r"(not )?ok \d+ ", ln)]
     check("kselftest-user-plan", f"1..{planned}" in lines and len(results) == planned,
           f"plan {planned}, {len(results)} results")
@@ -369,8 +528,101 @@ def user_tests(stage, tmp):
             bad.append(f"{name}: outcome {c.group(2)}")
         elif c.group(2) == "vulnerable" and ln.startswith("not ok") and "configured: no " in prev:
             bad.append(f"{name}: not ok without a configured knob")
-    check("kselftest-user-lines", not bad and len(set(names)) == len(names) == planned,
-          "; ".join(bad[:3]) or f"{len(names)} lines: " + " ".join(names))
+        elif ktap_word(ln) not in {r["ktap"] for r in RULES
+                                   if r["outcome"] == c.group(2) and not r["known_gap"]}:
+            bad.append(f"{name}: {ktap_word(ln)} is no verdict of the module's rules for {c.group(2)}")
+        if int(re.match(r"(?:not )?ok (\d+) ", ln).group(1)) != len(names):
+            bad.append(f"{name}: not numbered {len(names)} (one count for every line)")
+    check("kselftest-user-lines", not bad and names == registered and len(set(names)) == planned,
+          "; ".join(bad[:3]) or (f"{len(names)} lines: " + " ".join(names) if names == registered
+                                 else f"printed {names}, registered {registered}"))
+
+
+
+# a stand-in of the module's debugfs directory: its probe list ("<name> <feature> <kind>
+# <configured> <signature>"), its JSON (the rules) and files that take reads and writes
+FAKE_PROBES = ("a.one a safe y -\n"
+               "a.two a fatal y BUG:\n"
+               "b.three b safe n -\n")
+
+
+def cli_tests(stage, tmp):
+    """hardprobe_test's own command line: -l, -x, HARDPROBE_SKIP."""
+    table = [n for n, _ in def_checks(stage)]
+    exe = os.path.join(tmp, "hardprobe_test")
+    r = subprocess.run([exe, "-l"], capture_output=True, text=True)
+    got = r.stdout.splitlines()
+    # (where the module is loaded here, its probes and their warnings come first)
+    loaded = os.path.isdir("/sys/kernel/debug/hardprobe")
+    check("kselftest-list-this-host", r.returncode == 0 and got[len(got) - len(table):] == table
+          and (loaded or got == table),
+          f"rc {r.returncode}, {len(got)} names, the table's {len(table)} last"
+          + (" (the module is loaded here)" if loaded else " (no module here)"))
+    fake = os.path.join(tmp, "fake-debugfs")
+    os.mkdir(fake)
+    for name, text in (("probes", FAKE_PROBES), ("json", document(RULES)),
+                       ("kstack", "0 1\n"), ("run", "")):
+        with open(os.path.join(fake, name), "w") as f:
+            f.write(text)
+    fexe = os.path.join(tmp, "hardprobe_test_fake")
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-D_GNU_SOURCE=", f'-DHP_DIR="{fake}"',
+                        "-o", fexe, *(os.path.join(stage, c) for c in PROGRAMS["hardprobe_test"])],
+                       capture_output=True, text=True)
+    check("kselftest-fake-debugfs-build", p.returncode == 0, p.stderr[-300:])
+    if p.returncode:
+        return
+    probes = ["a.one", "a.two", "b.three"]
+    every = probes + ["warns_declared.a.one", "warns_declared.b.three"] + table
+    listed = {}
+    for args in ([], ["a"], ["a.two", "b.three"]):
+        r = subprocess.run([fexe, "-l", *args], capture_output=True, text=True)
+        listed[" ".join(args)] = (r.returncode, r.stdout.splitlines())
+    want = {"": (0, every), "a": (0, ["a.one", "a.two", "warns_declared.a.one"]),
+            "a.two b.three": (0, ["a.two", "b.three", "warns_declared.b.three"])}
+    check("kselftest-list", listed == want,
+          f"{len(every)} names, probes and their warnings by argument" if listed == want else
+          "; ".join(f"{k or '(all)'}: {v}" for k, v in listed.items() if v != want[k]))
+
+    # everything skipped but two table checks that are safe to run on this host; the
+    # probes by feature (a) and by name (b.three), one warning line by its own name
+    keep = ["spectre_v1_sysfs", "module_rules_complete"]
+    skip = [n for n in table if n not in keep]
+    env = dict(os.environ, HARDPROBE_SKIP="hardprobe:a, b.three," + ",".join(skip[5:]) +
+               " hardprobe:no_such_check")
+    env.pop("KSFT_TAP_LEVEL", None)
+    # (-s: a stand-in run never sets a real module's allow_fatal)
+    args = ["-s"] + [x for n in skip[:5] + ["warns_declared.a.one"] for x in ("-x", n)]
+    r = subprocess.run([fexe, *args], capture_output=True, text=True, env=env, timeout=120)
+    lines = r.stdout.splitlines()
+    results = [re.match(r"(not )?ok (\d+) (\S+)(.*)$", ln) for ln in lines]
+    results = [m for m in results if m]
+    names = [m.group(3) for m in results]
+    bad = []
+    if lines[:2] != ["KTAP version 1"] + lines[1:2] or f"1..{len(every)}" not in lines:
+        bad.append(f"header/plan: {lines[:4]}")
+    if names != every:
+        bad.append(f"names {names}")
+    if [int(m.group(2)) for m in results] != list(range(1, len(every) + 1)):
+        bad.append("numbering")
+    for m in results:
+        name = m.group(3)
+        i = lines.index(m.group(0))
+        if name in keep:
+            if m.group(4) == " # SKIP" or m.group(1):
+                bad.append(f"{name} not run: {m.group(0)}")
+        elif not (m.group(0) == f"ok {m.group(2)} {name} # SKIP " or
+                  m.group(0) == f"ok {m.group(2)} {name} # SKIP") or \
+                lines[i - 1] != f"# {name}: skip: skipped by request":
+            bad.append(f"{name}: {lines[i - 1]!r} {m.group(0)!r}")
+    if "# skip list: no_such_check names no check of this run" not in lines:
+        bad.append("no word on no_such_check")
+    if any("skip list: " in ln and "no_such_check" not in ln for ln in lines):
+        bad.append("a name that matched reported unmatched")
+    if r.returncode != 0:
+        bad.append(f"exit {r.returncode}")
+    check("kselftest-skip-list", not bad,
+          "; ".join(bad[:3]) or f"{len(every)} lines in -l's order, {len(every) - len(keep)} "
+          f"skipped by request (-x, HARDPROBE_SKIP, features, 'hardprobe:'), {len(keep)} run")
 
 
 if __name__ == "__main__":

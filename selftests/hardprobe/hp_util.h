@@ -2,8 +2,10 @@
 /*
  * hardprobe kselftests: what hardprobe_test, hardprobe_fuzz and hardprobe_trust
  * share: the KTAP header and result line (kselftest.h's counters and exit
- * codes), the module's expectation rule, debugfs file helpers, the probe list,
- * and markers in the kernel log with a scanner for what follows them.
+ * codes), JSON and debugfs file helpers, the probe list, and markers in the
+ * kernel log with a scanner for what follows them. The verdict of an outcome
+ * is the module's alone: hardprobe_test looks it up in the rules the module
+ * exports (hp_verdict()).
  */
 #ifndef HP_UTIL_H
 #define HP_UTIL_H
@@ -21,7 +23,10 @@
 #include "../kselftest.h"
 #include "hp_compiler.h"
 
+/* the module's debugfs directory (a host test may point it elsewhere) */
+#ifndef HP_DIR
 #define HP_DIR		"/sys/kernel/debug/hardprobe"
+#endif
 #define HP_PARAM	"/sys/module/hardprobe/parameters/allow_fatal"
 #define MAX_PROBES	256
 #define LINE		1024
@@ -79,68 +84,7 @@ static inline void result(bool ok, const char *name, const char *directive,
 		ksft_test_result_code(KSFT_FAIL, name, "%s", directive);
 }
 
-/* The module's KTAP verdicts, named as in its report and JSON ("ktap"). */
-enum hp_ktap { HP_KTAP_OK, HP_KTAP_NOT_OK, HP_KTAP_SKIP, HP_KTAP_ERROR };
-
-static const char *const hp_ktap_names[] = {
-	[HP_KTAP_OK] = "ok",
-	[HP_KTAP_NOT_OK] = "not ok",
-	[HP_KTAP_SKIP] = "skip",
-	[HP_KTAP_ERROR] = "error",
-};
-
-/*
- * hp_expect() - the module's expectation rule (hp_expect() in module/report.c),
- * the one copy user space has: an outcome, whether it is a documented gap of
- * the feature and whether the configuration asks for the feature give the
- * KTAP verdict. The module exports its rule as "rules" in its JSON;
- * hp_rules_check() holds this copy against every record of it.
- */
-static inline enum hp_ktap hp_expect(const char *outcome, bool known_gap, bool configured)
-{
-	if (!strcmp(outcome, "protected"))
-		return HP_KTAP_OK;
-	if (!strcmp(outcome, "vulnerable"))
-		return known_gap || !configured ? HP_KTAP_SKIP : HP_KTAP_NOT_OK;
-	return !strcmp(outcome, "error") ? HP_KTAP_ERROR : HP_KTAP_SKIP;
-}
-
 /* After @key (a quoted JSON key) in [@p, @end): its value, or NULL. */
-/*
- * One verdict line: map an observed outcome ("vulnerable known_gap" for a
- * documented gap) onto KTAP by the module's rule, hp_expect(), for a probe or
- * a user-space check named @name, @configured if its switch asks for the
- * protection; a skip says why.
- */
-static inline void hp_verdict(const char *name, bool configured, const char *outcome,
-			      const char *evidence)
-{
-	char base[32];
-	bool gap;
-
-	snprintf(base, sizeof(base), "%.*s", (int)strcspn(outcome, " "), outcome);
-	gap = !strcmp(outcome + strlen(base), " known_gap");
-	switch (hp_expect(base, gap, configured)) {
-	case HP_KTAP_OK:
-		result(true, name, NULL, "");
-		break;
-	case HP_KTAP_NOT_OK:
-		result(false, name, NULL, "");
-		break;
-	case HP_KTAP_ERROR:
-		result(false, name, "ERROR", "error (see the evidence above)");
-		break;
-	default:
-		/* the evidence is on the caller's "# name: outcome: evidence" line */
-		if (!strcmp(base, "vulnerable") && gap)
-			result(true, name, "SKIP", "XFAIL known gap (observed vulnerable)");
-		else if (!strcmp(base, "vulnerable"))
-			result(true, name, "SKIP", "not configured (observed vulnerable)");
-		else
-			result(true, name, "SKIP", "%s", outcome);
-	}
-}
-
 static inline const char *hp_json_value(const char *p, const char *end, const char *key)
 {
 	size_t n = strlen(key);
@@ -191,54 +135,29 @@ static inline bool hp_json_bool(const char *p, const char *end, const char *key,
 }
 
 /*
- * Check hp_expect() against every record of the module's "rules": "ktap" in
- * @json, the text of debugfs "json": [{"outcome": ..., "known_gap": ...,
- * "configured": ..., "ktap": ...}, ...]. Returns the number of records (all
- * agree), or -1 with the first difference (or what is missing) in @why.
+ * One past the bracket that closes the object or array opening at @p, within
+ * @end (strings and their escapes skipped), or NULL when it is not closed.
  */
-static inline int hp_rules_check(const char *json, char *why, size_t len)
+static inline const char *hp_json_close(const char *p, const char *end)
 {
-	const char *end = json + strlen(json), *p, *rec, *rend;
-	int n = 0;
+	bool str = false;
+	int depth = 0;
 
-	p = hp_json_value(json, end, "\"rules\"");
-	if (!p || *p != '{') {
-		snprintf(why, len, "the module's JSON has no \"rules\" object");
-		return -1;
-	}
-	p = hp_json_value(p, end, "\"ktap\"");
-	if (!p || *p != '[') {
-		snprintf(why, len, "the module's \"rules\" have no \"ktap\" list");
-		return -1;
-	}
-	for (rec = p + 1; (rec = strpbrk(rec, "{]")) && *rec == '{'; rec = rend + 1, n++) {
-		char outcome[32], ktap[16];
-		bool gap, conf;
-		enum hp_ktap k;
-
-		rend = strchr(rec, '}');
-		if (!rend || !hp_json_string(rec, rend, "\"outcome\"", outcome, sizeof(outcome)) ||
-		    !hp_json_bool(rec, rend, "\"known_gap\"", &gap) ||
-		    !hp_json_bool(rec, rend, "\"configured\"", &conf) ||
-		    !hp_json_string(rec, rend, "\"ktap\"", ktap, sizeof(ktap))) {
-			snprintf(why, len, "rules record %d: %s", n + 1,
-				 "not {outcome, known_gap, configured, ktap}");
-			return -1;
-		}
-		k = hp_expect(outcome, gap, conf);
-		if (strcmp(hp_ktap_names[k], ktap)) {
-			snprintf(why, len, "%s, known_gap %d, configured %d: module %s, here %s",
-				 outcome, gap, conf, ktap, hp_ktap_names[k]);
-			return -1;
+	for (; p < end; p++) {
+		if (str) {
+			if (*p == '\\')
+				p++;
+			else if (*p == '"')
+				str = false;
+		} else if (*p == '"') {
+			str = true;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if ((*p == '}' || *p == ']') && !--depth) {
+			return p + 1;
 		}
 	}
-	if (!rec || !n) {
-		snprintf(why, len, "the module's \"rules\" \"ktap\" list is %s",
-			 n ? "not closed" : "empty");
-		return -1;
-	}
-	snprintf(why, len, "%d records, all agree", n);
-	return n;
+	return NULL;
 }
 
 static inline int write_file(const char *path, const char *buf, size_t len)
