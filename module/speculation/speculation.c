@@ -542,6 +542,13 @@ static void hp_ret_judge(struct hp_result *r, const char *entry,
 		       entry, line, sites);
 		return;
 	}
+	/* the kernel's flags would have given us return thunks: headers of another build */
+	if (!HP_FLAG_RETHUNK[0]) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "%s: %s, but the module was built without -mfunction-return: its returns cannot show the thunk; returns: %s",
+		       entry, line, sites);
+		return;
+	}
 	for (i = 0; i < HP_RET_SITES; i++) {
 		bool want_thunk = !rule->its || !s[i].upper;
 
