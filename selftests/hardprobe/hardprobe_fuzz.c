@@ -67,7 +67,8 @@
 #define NR_TESTS	23	/* result() lines */
 #define GRACE_S		15	/* after the deadline: then SIGKILL, as long again */
 #define KUNIT_GRACE_S	600	/* for a KUnit load under way at the stop */
-#define KUNIT_PAUSE_S	30	/* between two KUnit loads */
+#define KUNIT_LOADS	10	/* KUnit loads spread over the -L cycles */
+#define CYCLE_S		5	/* time allowed per -L cycle (a debug kernel under TCG) */
 
 #define SYSCTL_OOPS	"/proc/sys/kernel/oops_limit"
 #define SYSCTL_WARN	"/proc/sys/kernel/warn_limit"
@@ -107,6 +108,15 @@ struct fuzz_stats {
 	 * the load (many vCPUs: without it the module is never idle)
 	 */
 	int hold, in_read, in_kunit;
+	/*
+	 * the storm: its writers stop at its deadline (@writers_stop); the
+	 * readers and the reloader go on until one reload under fire has
+	 * happened, up to @storm_end
+	 */
+	int writers_stop;
+	time_t storm_end;
+	/* -L: cycles done, and a KUnit load every @kunit_every of them (-k) */
+	long plain_done, kunit_every;
 	int load_errno;
 	long fatal_seen;	/* allow_fatal read back non-zero (reloads included) */
 	long flips, flip_err, af_zero, af_bad, af_bad_accepted;
@@ -310,7 +320,7 @@ static void writer(int id, long quota)
 	unsigned int seed = 0x5eed + id, i;
 	bool fatal;
 
-	for (i = 0; i < quota && !st->stop; i++) {
+	for (i = 0; i < quota && !st->stop && !st->writers_stop; i++) {
 		const char *path = files[i % nr_files];
 		size_t len = make_input(buf, sizeof(buf), i / nr_files + id, &seed, &fatal);
 		unsigned int r = rand_r(&seed);
@@ -477,11 +487,14 @@ static void reader(int id)
 /*
  * Unloads race the readers; after STORM_TRIES_BUSY refusals in a row (on many
  * vCPUs the readers, each running every safe probe, never leave the module
- * idle) the loader holds new reads, waits for those under way
- * (STORM_HOLD_S at most: a report read runs every safe probe) and unloads.
+ * idle) the loader holds new reads, waits for those under way (up to the
+ * storm's end: a report read runs every safe probe, minutes on a KASAN kernel
+ * under TCG) and unloads, again and again while a writer's write (one probe,
+ * short: the writers do not wait) holds the module.
  */
 #define STORM_TRIES_BUSY	200
-#define STORM_HOLD_S		30
+/* after the storm's deadline, for one reload under fire at least */
+#define STORM_RELOAD_GRACE_S	300
 
 static void loader(void)
 {
@@ -491,13 +504,13 @@ static void loader(void)
 		int err;
 
 		if (busy >= STORM_TRIES_BUSY) {
-			time_t w = time(NULL) + STORM_HOLD_S;
-
 			__atomic_store_n(&st->hold, 1, __ATOMIC_RELEASE);
 			while (__atomic_load_n(&st->in_read, __ATOMIC_ACQUIRE) &&
-			       time(NULL) < w && !st->stop)
+			       time(NULL) < st->storm_end && !st->stop)
 				usleep(200);
-			err = unload_module();
+			while ((err = unload_module()) && time(NULL) < st->storm_end &&
+			       !st->stop)
+				usleep(1000);
 			__atomic_store_n(&st->hold, 0, __ATOMIC_RELEASE);
 			busy = 0;
 		} else {
@@ -575,15 +588,18 @@ static void cycle_reader(int id)
 /*
  * During the plain cycles (-k): load the KUnit module (its suites run at
  * load and call into hardprobe, which pins it), read the suites' results,
- * unload it, wait KUNIT_PAUSE_S (the cycles go on meanwhile); again until the
- * stop. A load while hardprobe is gone fails (unknown symbols): counted as
- * busy. A stop never interrupts a load (a signal there fails the running
- * case, -EINTR): the parent waits for it, and the module is always unloaded.
+ * unload it, wait until kunit_every more cycles are done (KUNIT_LOADS in all:
+ * a load pins hardprobe for a minute on a debug kernel, and a pause in
+ * seconds would leave the cycles no room); again until the stop. A load
+ * while hardprobe is gone fails (unknown symbols): counted as busy. A stop
+ * never interrupts a load (a signal there fails the running case, -EINTR):
+ * the parent waits for it, and the module is always unloaded.
  */
 static void kunit_loop(void)
 {
 	char buf[16384];
 	struct dirent *e;
+	long since;
 
 	signal(SIGTERM, SIG_IGN);
 	while (!st->stop) {
@@ -629,7 +645,10 @@ static void kunit_loop(void)
 			usleep(1000);
 		__atomic_store_n(&st->in_kunit, 0, __ATOMIC_RELEASE);
 		/* the suites pin hardprobe while they run: room for the cycles */
-		sleep(KUNIT_PAUSE_S);
+		for (since = __atomic_load_n(&st->plain_done, __ATOMIC_ACQUIRE);
+		     !st->stop && __atomic_load_n(&st->plain_done, __ATOMIC_ACQUIRE) <
+		     since + st->kunit_every;)
+			usleep(10000);
 	}
 }
 
@@ -1386,6 +1405,7 @@ int main(int argc, char **argv)
 	warn0 = read_long("/sys/kernel/warn_count");
 	mark(marker, sizeof(marker), "fuzz");
 	t0 = time(NULL);
+	st->storm_end = t0 + seconds + STORM_RELOAD_GRACE_S;
 
 	send_bad = bad_values_test();
 	one_at_a_time();
@@ -1419,19 +1439,23 @@ int main(int argc, char **argv)
 	if (fork_errno)
 		printf("# fork() failed after %d of %d processes: %s\n", nproc,
 		       writers + readers + 2 + reloads, strerror(fork_errno));
-	/* writers first; then stop the others; the deadline bounds it all */
-	while (!st->stop && reap(pids, nproc < writers ? nproc : writers, t0 + seconds))
+	/* writers first, stopped at the deadline (GRACE_S to end their write); then the others */
+	while (!st->stop && reap(pids, nproc < writers ? nproc : writers,
+				 deadline ? time(NULL) + 1 : t0 + seconds)) {
+		if (deadline && time(NULL) >= t0 + seconds + GRACE_S)
+			break;
 		if (time(NULL) >= t0 + seconds) {
-			st->stop = 1;
+			st->writers_stop = 1;
 			deadline = true;
 		}
+	}
 	/*
 	 * the writers may finish before the reloader ever found the module
-	 * idle: readers and the reloader go on (up to the deadline) until one
-	 * unload/reload cycle under fire has happened
+	 * idle: readers and the reloader go on (STORM_RELOAD_GRACE_S past the
+	 * deadline at most) until one unload/reload cycle under fire has happened
 	 */
 	while (reloads && !st->stop && !__atomic_load_n(&st->cycles, __ATOMIC_RELAXED) &&
-	       time(NULL) < t0 + seconds)
+	       time(NULL) < st->storm_end)
 		usleep(10000);
 	st->stop = 1;
 	stuck = stop_children(pids, nproc, GRACE_S, &killed);
@@ -1503,10 +1527,12 @@ int main(int argc, char **argv)
 		long done = 0, busy = 0, reads0 = st->reads;
 		int last_uerr = 0;	/* the last unload's error, for the report */
 		int err = 0, nc = 0, want = cycle_readers + !!kunit_path, left;
-		time_t t1 = time(NULL), until = t1 + seconds * 4 + cycles_wanted;
+		time_t t1 = time(NULL), until = t1 + seconds * 4 + cycles_wanted * CYCLE_S;
 
 		/* the readers and the KUnit loader race the cycles (-R, -k) */
 		st->stop = 0;
+		st->plain_done = 0;
+		st->kunit_every = cycles_wanted / KUNIT_LOADS > 0 ? cycles_wanted / KUNIT_LOADS : 1;
 		for (i = 0; i < want; i++) {
 			pid_t pid = fork();
 
@@ -1524,13 +1550,19 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		while (done < cycles_wanted && time(NULL) <= until) {
-			time_t w = time(NULL) + 5;
+			time_t w = time(NULL) + 5, wk = time(NULL) + KUNIT_GRACE_S;
 			int uerr;
 
-			/* hold new reads and KUnit loads, let those under way end (5 s at most) */
+			/*
+			 * hold new reads and KUnit loads, let those under way end: a
+			 * read 5 s at most, a KUnit load (it pins hardprobe) as long
+			 * as its suites run
+			 */
 			__atomic_store_n(&st->hold, 1, __ATOMIC_RELEASE);
-			while ((__atomic_load_n(&st->in_read, __ATOMIC_ACQUIRE) ||
-				__atomic_load_n(&st->in_kunit, __ATOMIC_ACQUIRE)) && time(NULL) < w)
+			while ((time(NULL) < w &&
+				__atomic_load_n(&st->in_read, __ATOMIC_ACQUIRE)) ||
+			       (time(NULL) < wk &&
+				__atomic_load_n(&st->in_kunit, __ATOMIC_ACQUIRE)))
 				usleep(200);
 			uerr = unload_module();
 			__atomic_store_n(&st->hold, 0, __ATOMIC_RELEASE);
@@ -1547,6 +1579,7 @@ int main(int argc, char **argv)
 				break;
 			check_allow_fatal();
 			done++;
+			__atomic_store_n(&st->plain_done, done, __ATOMIC_RELEASE);
 		}
 		st->stop = 1;
 		/* a KUnit load under way runs every suite: minutes on a debug kernel */
