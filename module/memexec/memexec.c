@@ -236,6 +236,26 @@ static bool hp_exec_control(struct hp_result *r)
 	return true;
 }
 
+/*
+ * A copy of hp_exec_fn that runs anywhere. Under a return-thunk mitigation
+ * (retbleed, SRSO, ITS) the loader patched its return into "jmp <thunk>", a
+ * rel32 that would land elsewhere from a copy: the copy gets back the "ret"
+ * the compiler meant (the rest of the function is the .rodata copy's).
+ */
+static void hp_exec_copy(u8 *dst)
+{
+	const u8 *text = hp_exec_text();
+	int n = HP_EXEC_RODATA_LEN;
+
+	memcpy(dst, text, HP_EXEC_SIZE);
+	if (IS_ENABLED(CONFIG_X86_64) && n > 1 && n + 4 <= HP_EXEC_SIZE &&
+	    !memcmp(hp_exec_rodata, text, n - 1) && hp_exec_rodata[n - 1] == 0xc3 &&
+	    text[n - 1] == 0xe9) {
+		dst[n - 1] = 0xc3;
+		memset(dst + n, 0xcc, 4);
+	}
+}
+
 /* Call the code at @dst, a copy of hp_exec_fn in @where; a catch oopses. */
 static void hp_nx_fire(struct hp_result *r, const char *where, void *dst,
 		       int len)
@@ -253,11 +273,14 @@ static void hp_nx_fire(struct hp_result *r, const char *where, void *dst,
 /* Copy hp_exec_fn to @dst, check the copy, make it fetchable, call it. */
 static void hp_nx_copy_run(struct hp_result *r, const char *where, u8 *dst)
 {
+	u8 want[HP_EXEC_SIZE];
+
 	if (hp_nx_unsupported(r) || !hp_exec_control(r))
 		return;
-	memcpy(dst, hp_exec_text(), HP_EXEC_SIZE);
+	hp_exec_copy(dst);
+	hp_exec_copy(want);
 	flush_icache_range((unsigned long)dst, (unsigned long)dst + HP_EXEC_SIZE);
-	if (memcmp(dst, hp_exec_text(), HP_EXEC_SIZE)) {
+	if (memcmp(dst, want, HP_EXEC_SIZE)) {
 		hp_set(r, HP_ERROR, "the copy in %s differs from the text", where);
 		return;
 	}
@@ -317,6 +340,14 @@ static void hp_nx_rodata(struct hp_result *r)
 		}
 	}
 #endif
+	/*
+	 * x86: a return-thunk mitigation (retbleed, SRSO, ITS) makes the
+	 * loader patch the return into "jmp <thunk>": the same instructions
+	 * up to the return, which the copy's "ret" stands for
+	 */
+	if (IS_ENABLED(CONFIG_X86_64) && len > 1 && memcmp(copy, text, len) &&
+	    !memcmp(copy, text, len - 1) && copy[len - 1] == 0xc3 && text[len - 1] == 0xe9)
+		len--;
 	if (memcmp(copy, text, len)) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "control: the compiler emitted other bytes than the .rodata copy (text starts %*ph)",
@@ -506,7 +537,7 @@ static void hp_user_exec_mmap(struct hp_result *r)
 	uaddr = hp_user_map(r, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (!uaddr)
 		return;
-	memcpy(code, hp_exec_text(), HP_EXEC_SIZE);
+	hp_exec_copy(code);
 	/* through the kernel's mapping of the page, with the I-cache kept coherent */
 	if (access_process_vm(current, uaddr, code, HP_EXEC_SIZE, FOLL_WRITE) != HP_EXEC_SIZE) {
 		hp_set(r, HP_ERROR, "cannot write the code into the user page");
