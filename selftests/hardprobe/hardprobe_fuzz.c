@@ -489,18 +489,22 @@ static void reader(int id)
  * vCPUs the readers, each running every safe probe, never leave the module
  * idle) the loader holds new reads, waits for those under way (up to the
  * storm's end: a report read runs every safe probe, minutes on a KASAN kernel
- * under TCG) and unloads, again and again while a writer's write (one probe,
- * short: the writers do not wait) holds the module.
+ * under TCG) and unloads, again for STORM_RETRY_S while a writer's write (one
+ * probe, short: the writers do not wait) holds the module; longer would
+ * starve the readers.
  */
 #define STORM_TRIES_BUSY	200
 /* after the storm's deadline, for one reload under fire at least */
 #define STORM_RELOAD_GRACE_S	300
+/* unload tries while the readers are held (the writers go on) */
+#define STORM_RETRY_S		5
 
 static void loader(void)
 {
 	int busy = 0;
 
 	while (!st->stop) {
+		time_t r;
 		int err;
 
 		if (busy >= STORM_TRIES_BUSY) {
@@ -508,8 +512,9 @@ static void loader(void)
 			while (__atomic_load_n(&st->in_read, __ATOMIC_ACQUIRE) &&
 			       time(NULL) < st->storm_end && !st->stop)
 				usleep(200);
-			while ((err = unload_module()) && time(NULL) < st->storm_end &&
-			       !st->stop)
+			/* the writers never wait: a few seconds of tries, not the storm */
+			r = time(NULL) + STORM_RETRY_S;
+			while ((err = unload_module()) && time(NULL) < r && !st->stop)
 				usleep(1000);
 			__atomic_store_n(&st->hold, 0, __ATOMIC_RELEASE);
 			busy = 0;

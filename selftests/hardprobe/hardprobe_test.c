@@ -632,44 +632,30 @@ static int hp_shstk_child(bool enable)
 	return status;
 }
 
-/* "# name: outcome: evidence" and its verdict, configured if the shadow stack was on */
-static void hp_shstk_line(const char *name, bool configured, const char *outcome,
-			  const char *fmt, ...)
-{
-	char ev[LINE];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ev, sizeof(ev), fmt, ap);
-	va_end(ap);
-	printf("# %s: %s: %s\n", name, outcome, ev);
-	hp_verdict(name, configured, outcome, ev);
-}
-
 static void user_shstk_test(const char *name)
 {
 	int ctl = hp_shstk_child(false), st;
 
 	if (!WIFEXITED(ctl) || WEXITSTATUS(ctl) != 3) {
-		hp_shstk_line(name, false, "inconclusive", "%s (status %#x)",
-			      "the control overwrite did not redirect the return", ctl);
+		hp_line(name, "inconclusive", false, NULL, "%s (status %#x)",
+			"the control overwrite did not redirect the return", ctl);
 		return;
 	}
 	st = hp_shstk_child(true);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 4) {
-		hp_shstk_line(name, false, "unsupported", "%s%s",
-			      "arch_prctl(ARCH_SHSTK_ENABLE) refused (no X86_USER_SHADOW_STACK, ",
-			      "or the CPU/emulator has no CET shadow stack; QEMU TCG has none)");
+		hp_line(name, "unsupported", false, NULL, "%s%s",
+			"arch_prctl(ARCH_SHSTK_ENABLE) refused (no X86_USER_SHADOW_STACK, ",
+			"or the CPU/emulator has no CET shadow stack; QEMU TCG has none)");
 		return;
 	}
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
-		hp_shstk_line(name, true, "protected", "%s; %s",
-			      "overwritten return address raised SIGSEGV (control protection)",
-			      "control returned into the landing function");
+		hp_line(name, "protected", true, NULL, "%s; %s",
+			"overwritten return address raised SIGSEGV (control protection)",
+			"control returned into the landing function");
 		return;
 	}
-	hp_shstk_line(name, true, "vulnerable", "status %#x with the shadow stack enabled %s", st,
-		      "(3: returned into the landing function)");
+	hp_line(name, "vulnerable", true, NULL, "status %#x with the shadow stack enabled %s", st,
+		"(3: returned into the landing function)");
 }
 #else
 static void user_shstk_test(const char *name)

@@ -161,9 +161,13 @@ static bool hp_knob(const char *name, long want, bool le, char *conf, size_t len
 	return le ? v <= want : v >= want;
 }
 
-/* "# name: outcome: evidence; configured: conf" and the KTAP line */
-static void hp_line(const char *name, const char *outcome, bool configured, const char *conf,
-		    const char *fmt, ...)
+/*
+ * "# name: outcome: evidence; configured: conf" and the KTAP line; without
+ * @conf (a check that is no user-space knob: user_shstk) "# name: outcome:
+ * evidence"
+ */
+void hp_line(const char *name, const char *outcome, bool configured, const char *conf,
+	     const char *fmt, ...)
 {
 	char ev[LINE];
 	va_list ap;
@@ -171,7 +175,10 @@ static void hp_line(const char *name, const char *outcome, bool configured, cons
 	va_start(ap, fmt);
 	vsnprintf(ev, sizeof(ev), fmt, ap);
 	va_end(ap);
-	printf("# %s: %s: %s; configured: %s\n", name, outcome, ev, conf);
+	if (conf)
+		printf("# %s: %s: %s; configured: %s\n", name, outcome, ev, conf);
+	else
+		printf("# %s: %s: %s\n", name, outcome, ev);
 	hp_verdict(name, configured, outcome, ev);
 }
 

@@ -14,6 +14,11 @@
  */
 void hp_verdict(const char *name, bool configured, const char *outcome, const char *evidence);
 
+/* hp_user.c: "# name: outcome: evidence[; configured: conf]" and its verdict line */
+__printf(5, 6)
+void hp_line(const char *name, const char *outcome, bool configured, const char *conf,
+	     const char *fmt, ...);
+
 /*
  * hp_user.c: the user-space checks, each registered in hp_checks.def
  * (HP_USER_CHECK) and printing one result line, of the @name it is given
