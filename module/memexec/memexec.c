@@ -326,12 +326,15 @@ static void hp_nx_data(struct hp_result *r)
 
 static void hp_nx_rodata(struct hp_result *r)
 {
-	const u8 *text = hp_exec_text(), *copy = hp_exec_rodata;
+	const u8 *copy = hp_exec_rodata;
 	int len = HP_EXEC_RODATA_LEN;
 	unsigned int __maybe_unused i;
+	u8 text[HP_EXEC_SIZE];
 
 	if (hp_nx_unsupported(r) || !hp_exec_control(r))
 		return;
+	/* the text as the compiler emitted it (a return-thunk jmp taken back to ret) */
+	hp_exec_copy(text);
 #ifdef HP_EXEC_RODATA_LEAF_LEN
 	for (i = 0; i < ARRAY_SIZE(hp_exec_rodata_leaf) && memcmp(copy, text, len); i++) {
 		if (!memcmp(hp_exec_rodata_leaf[i], text, HP_EXEC_RODATA_LEAF_LEN)) {
@@ -340,14 +343,6 @@ static void hp_nx_rodata(struct hp_result *r)
 		}
 	}
 #endif
-	/*
-	 * x86: a return-thunk mitigation (retbleed, SRSO, ITS) makes the
-	 * loader patch the return into "jmp <thunk>": the same instructions
-	 * up to the return, which the copy's "ret" stands for
-	 */
-	if (IS_ENABLED(CONFIG_X86_64) && len > 1 && memcmp(copy, text, len) &&
-	    !memcmp(copy, text, len - 1) && copy[len - 1] == 0xc3 && text[len - 1] == 0xe9)
-		len--;
 	if (memcmp(copy, text, len)) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "control: the compiler emitted other bytes than the .rodata copy (text starts %*ph)",

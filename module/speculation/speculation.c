@@ -50,7 +50,8 @@
 #include "speculation.h"
 #include "spectre_v1.h"
 
-#define HP_SPECTRE_V2 "/sys/devices/system/cpu/vulnerabilities/spectre_v2"
+#define HP_VULN_DIR "/sys/devices/system/cpu/vulnerabilities/"
+#define HP_SPECTRE_V2 HP_VULN_DIR "spectre_v2"
 
 #ifdef CONFIG_X86_64
 
@@ -412,7 +413,6 @@ static void hp_retpoline_indirect_call(struct hp_result *r)
  * and inconclusive for a mitigation with no return thunk (IBRS, IBPB,
  * microcode: nothing in our code shows it) or when sysfs cannot be read.
  */
-#define HP_VULN_DIR "/sys/devices/system/cpu/vulnerabilities/"
 #define HP_RET_SITES 4
 
 static noinline int hp_spec_ret_b(int x)
@@ -697,7 +697,7 @@ static void hp_thunk_layers(struct hp_layers *l, bool configured, const char *sy
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s, %s=%s", sym,
 		 configured ? "y" : "n", HP_SYM_RETHUNK, HP_CONFIG_RETHUNK ? "y" : "n");
 	hp_built_flags(l, HP_FLAG_RETHUNK, "no -mfunction-return (no return thunks)");
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/%s", entry);
+	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
 	if (hp_read_file(path, line, sizeof(line)) < 0)
 		hp_layer(l->active, sizeof(l->active), "no %s", path);
 	else
