@@ -167,6 +167,21 @@ HP_REGISTRY(srso, speculation, "speculation",
 HP_REGISTRY(its, speculation, "speculation",
 	    "ITS aligned return thunks (indirect_target_selection)",
 	    HP_SYM_ITS)
+HP_REGISTRY(mds, speculation, "speculation",
+	    "MDS buffer clearing on return to user (verw)",
+	    HP_SYM_MDS)
+HP_REGISTRY(taa, speculation, "speculation",
+	    "TAA buffer clearing on return to user (tsx_async_abort)",
+	    HP_SYM_TAA)
+HP_REGISTRY(mmio_stale_data, speculation, "speculation",
+	    "MMIO stale data buffer clearing on return to user",
+	    HP_SYM_MMIO)
+HP_REGISTRY(rfds, speculation, "speculation",
+	    "Register file clearing on return to user (reg_file_data_sampling)",
+	    HP_SYM_RFDS)
+HP_REGISTRY(tsa, speculation, "speculation",
+	    "TSA buffer clearing on return to user (transient scheduler attacks)",
+	    HP_SYM_TSA)
 HP_REGISTRY(kstack_offset, kstack, "stack",
 	    "Kernel stack offset randomisation",
 	    "CONFIG_RANDOMIZE_KSTACK_OFFSET")

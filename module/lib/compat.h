@@ -282,6 +282,41 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_SYM_SRSO_ARCH	"none (an x86 return-thunk mitigation)"
 #define HP_SYM_ITS		"none (an x86 return-thunk mitigation)"
 #endif
+/* 6.16 renamed rdmsrl() to rdmsrq() */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define hp_rdmsr(msr, v)	rdmsrq(msr, v)
+#else
+#define hp_rdmsr(msr, v)	rdmsrl(msr, v)
+#endif
+/*
+ * the VERW buffer-clearing mitigations (mds, taa, mmio_stale_data, rfds, tsa):
+ * 6.12 gave MDS, TAA and MMIO options of their own; before, they were built
+ * with Intel support (CPU_SUP_INTEL). RFDS and TSA have theirs in 6.1 too.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define HP_CONFIG_MDS		IS_ENABLED(CONFIG_MITIGATION_MDS)
+#define HP_CONFIG_TAA		IS_ENABLED(CONFIG_MITIGATION_TAA)
+#define HP_CONFIG_MMIO		IS_ENABLED(CONFIG_MITIGATION_MMIO_STALE_DATA)
+#define HP_SYM_VERW_INTEL(opt)	opt
+#else
+#define HP_CONFIG_MDS		IS_ENABLED(CONFIG_CPU_SUP_INTEL)
+#define HP_CONFIG_TAA		IS_ENABLED(CONFIG_CPU_SUP_INTEL)
+#define HP_CONFIG_MMIO		IS_ENABLED(CONFIG_CPU_SUP_INTEL)
+#define HP_SYM_VERW_INTEL(opt)	"CONFIG_CPU_SUP_INTEL (no " opt " before 6.12)"
+#endif
+#ifdef CONFIG_X86_64
+#define HP_SYM_MDS		HP_SYM_VERW_INTEL("CONFIG_MITIGATION_MDS")
+#define HP_SYM_TAA		HP_SYM_VERW_INTEL("CONFIG_MITIGATION_TAA")
+#define HP_SYM_MMIO		HP_SYM_VERW_INTEL("CONFIG_MITIGATION_MMIO_STALE_DATA")
+#define HP_SYM_RFDS		"CONFIG_MITIGATION_RFDS"
+#define HP_SYM_TSA		"CONFIG_MITIGATION_TSA"
+#else
+#define HP_SYM_MDS		"none (an x86 mitigation)"
+#define HP_SYM_TAA		"none (an x86 mitigation)"
+#define HP_SYM_MMIO		"none (an x86 mitigation)"
+#define HP_SYM_RFDS		"none (an x86 mitigation)"
+#define HP_SYM_TSA		"none (an x86 mitigation)"
+#endif
 /* pti's registry symbol: both architectures' options, the x86 one renamed in 6.9 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 #define HP_SYM_PTI		"CONFIG_MITIGATION_PAGE_TABLE_ISOLATION (x86_64), CONFIG_UNMAP_KERNEL_AT_EL0 (arm64)"

@@ -50,7 +50,6 @@
 #include "speculation.h"
 #include "spectre_v1.h"
 
-#define HP_VULN_DIR "/sys/devices/system/cpu/vulnerabilities/"
 #define HP_SPECTRE_V2 HP_VULN_DIR "spectre_v2"
 
 #ifdef CONFIG_X86_64
@@ -66,7 +65,7 @@ HP_CODE(hp_code_ctl_tail_jmp);
 HP_CODE(hp_code_ctl_icall);
 
 /* The length of the nop at @p (the encodings assemblers pad code with), or 0. */
-static unsigned int hp_nop_len(const u8 *p, const u8 *end)
+unsigned int hp_nop_len(const u8 *p, const u8 *end)
 {
 	static const u8 nops[][11] = {
 		{ 1, 0x90 },

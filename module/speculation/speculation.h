@@ -7,7 +7,16 @@
 #ifndef _HARDPROBE_SPEC_H
 #define _HARDPROBE_SPEC_H
 
+#include <linux/types.h>
+
+#define HP_VULN_DIR "/sys/devices/system/cpu/vulnerabilities/"
+
 typedef int (*hp_spec_fn)(int);
+
+#ifdef CONFIG_X86_64
+/* the length of the nop at @p (the encodings assemblers pad code with), or 0 */
+unsigned int hp_nop_len(const u8 *p, const u8 *end);
+#endif
 
 int hp_sls_ret_a(int x);
 int hp_sls_ret_b(int x);

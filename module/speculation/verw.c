@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hardprobe mds, taa, mmio_stale_data, rfds, tsa: the CPU-buffer clearing on
+ * the way back to user space. Each of these mitigations makes the kernel run
+ * "verw" with a memory operand (CLEAR_CPU_BUFFERS, which microcode turns into
+ * a flush of the CPU's buffers) right before it returns to user space; the
+ * entry code carries the instruction as an alternative that the boot patches
+ * in (6.12: nops replaced by the verw) or enables (6.1: a jmp over it
+ * replaced by nops) when X86_FEATURE_CLEAR_CPU_BUF is set.
+ *
+ * The probe reads the syscall return path as the boot left it: the entry
+ * point is MSR_LSTAR (entry_SYSCALL_64), its exit the "swapgs; ...; sysretq"
+ * at its end; between the two, either a verw that runs, or nops or a jmp
+ * over it. That is judged against the kernel's line in
+ * /sys/devices/system/cpu/vulnerabilities/<entry>: a "Clear CPU buffers"
+ * or "Clear Register File" mitigation is protected when the verw runs and
+ * vulnerable when it does not; "Vulnerable" is vulnerable (a verw without
+ * the microcode that makes it clear anything is no protection); "Not
+ * affected", or a kernel without the entry, is unsupported; a mitigation
+ * that lives elsewhere (at VM entry, "TSX disabled", mmio_stale_data's
+ * VM-entry clearing where neither MDS nor TAA applies) is inconclusive:
+ * nothing on the return path shows it. Under FRED the return path is
+ * another: inconclusive. Off x86_64: unsupported.
+ */
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+
+#include "../hardprobe.h"
+#include "speculation.h"
+
+#ifdef CONFIG_X86_64
+
+/* how far from the syscall entry its sysretq may be */
+#define HP_ENTRY_SCAN	4096
+
+enum hp_verw {
+	HP_VERW_RUNS,		/* verw on the way to sysretq */
+	HP_VERW_SKIPPED,	/* nops, or a jmp over the verw */
+	HP_VERW_UNKNOWN,	/* not found or not understood (@txt says) */
+};
+
+/* "verw <rip-relative m16>": 0f 00 /5, mod 00, r/m 101 */
+static bool hp_is_verw(const u8 *p, const u8 *end)
+{
+	return p + 7 <= end && p[0] == 0x0f && p[1] == 0x00 && p[2] == 0x2d;
+}
+
+/*
+ * What runs between the "swapgs" at @p and the "sysretq" at @end: the
+ * verw, or nothing but nops and a short jmp that lands on @end.
+ */
+static enum hp_verw hp_verw_between(const u8 *p, const u8 *end, char *txt, size_t len)
+{
+	bool verw = false;
+
+	while (p < end) {
+		unsigned int n = hp_nop_len(p, end);
+
+		if (hp_is_verw(p, end)) {
+			verw = true;
+			p += 7;
+		} else if (p[0] == 0xeb && p + 2 <= end && p + 2 + (s8)p[1] == end) {
+			snprintf(txt, len, "swapgs; jmp over the verw; sysretq");
+			return HP_VERW_SKIPPED;
+		} else if (n) {
+			p += n;
+		} else {
+			snprintf(txt, len, "swapgs; %*ph ...; sysretq: not understood",
+				 (int)min_t(long, end - p, 8), p);
+			return HP_VERW_UNKNOWN;
+		}
+	}
+	snprintf(txt, len, "swapgs; %s; sysretq", verw ? "verw" : "nops");
+	return verw ? HP_VERW_RUNS : HP_VERW_SKIPPED;
+}
+
+/* The syscall return path as the boot patched it: @txt says what was read. */
+static enum hp_verw hp_verw_exit(char *txt, size_t len)
+{
+	static u8 code[HP_ENTRY_SCAN];
+	static DEFINE_MUTEX(lock);
+	enum hp_verw v = HP_VERW_UNKNOWN;
+	unsigned long entry;
+	unsigned int i, j;
+
+#ifdef X86_FEATURE_FRED
+	if (cpu_feature_enabled(X86_FEATURE_FRED)) {
+		snprintf(txt, len, "FRED: user returns go through ERETU, not sysretq (not read)");
+		return HP_VERW_UNKNOWN;
+	}
+#endif
+	hp_rdmsr(MSR_LSTAR, entry);
+	mutex_lock(&lock);
+	if (copy_from_kernel_nofault(code, (const void *)entry, sizeof(code))) {
+		snprintf(txt, len, "cannot read the syscall entry code (MSR_LSTAR)");
+		goto out;
+	}
+	snprintf(txt, len, "no swapgs ... sysretq in the %u bytes after the syscall entry",
+		 HP_ENTRY_SCAN);
+	for (i = 17; i + 3 <= sizeof(code); i++) {
+		if (code[i] != 0x48 || code[i + 1] != 0x0f || code[i + 2] != 0x07)
+			continue;
+		/* the last swapgs (0f 01 f8) at most 13 bytes before it */
+		for (j = i - 3; j + 16 >= i; j--)
+			if (code[j] == 0x0f && code[j + 1] == 0x01 && code[j + 2] == 0xf8)
+				break;
+		if (j + 16 < i)
+			continue;
+		v = hp_verw_between(code + j + 3, code + i, txt, len);
+		break;
+	}
+out:
+	mutex_unlock(&lock);
+	return v;
+}
+
+/* one vulnerabilities entry and the mitigation lines that clear on the way to user */
+struct hp_verw_rule {
+	const char *entry;
+	const char *clear[2];	/* "Mitigation: ..." prefixes: verw before sysretq */
+	const char *elsewhere;	/* a prefix of those lines that means VM entry only */
+};
+
+static void hp_verw_judge(struct hp_result *r, const struct hp_verw_rule *rule)
+{
+	char path[96], line[128], code[96];
+	enum hp_verw v;
+	unsigned int i;
+	bool clears = false;
+	ssize_t n;
+
+	v = hp_verw_exit(code, sizeof(code));
+	snprintf(path, sizeof(path), HP_VULN_DIR "%s", rule->entry);
+	n = hp_read_file(path, line, sizeof(line));
+	if (n < 0) {
+		char v2[16];
+
+		if (hp_read_file(HP_VULN_DIR "spectre_v2", v2, sizeof(v2)) >= 0)
+			hp_set(r, HP_UNSUPPORTED,
+			       "this kernel has no vulnerabilities/%s (it predates the mitigation); return path: %s",
+			       rule->entry, code);
+		else
+			hp_set(r, HP_INCONCLUSIVE,
+			       "cannot read %s (%zd; sysfs not mounted yet?); return path: %s",
+			       path, n, code);
+		return;
+	}
+	if (strstarts(line, "Not affected")) {
+		hp_set(r, HP_UNSUPPORTED, "CPU not affected (%s: %s); return path: %s",
+		       rule->entry, line, code);
+		return;
+	}
+	if (strstarts(line, "Vulnerable")) {
+		hp_set(r, HP_VULNERABLE, "%s: %s; return path: %s", rule->entry, line, code);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(rule->clear) && rule->clear[i]; i++)
+		clears |= strstarts(line, rule->clear[i]);
+	if (!clears || (rule->elsewhere && strstarts(line, rule->elsewhere))) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "%s: %s: a mitigation the return to user does not show; return path: %s",
+		       rule->entry, line, code);
+		return;
+	}
+	switch (v) {
+	case HP_VERW_RUNS:
+		hp_set(r, HP_PROTECTED, "%s: %s; return path: %s", rule->entry, line, code);
+		break;
+	case HP_VERW_SKIPPED:
+		/* MMIO clears at VM entry only where neither MDS nor TAA needs the verw */
+		if (!strcmp(rule->entry, "mmio_stale_data"))
+			hp_set(r, HP_INCONCLUSIVE,
+			       "%s: %s, with no verw on the return path: it clears at VM entry only where MDS and TAA do not apply; return path: %s",
+			       rule->entry, line, code);
+		else
+			hp_set(r, HP_VULNERABLE,
+			       "%s: %s, but the return path does not clear: %s",
+			       rule->entry, line, code);
+		break;
+	default:
+		hp_set(r, HP_INCONCLUSIVE, "%s: %s; return path: %s", rule->entry, line, code);
+	}
+}
+
+static void hp_mds_verw_exit(struct hp_result *r)
+{
+	static const struct hp_verw_rule rule = { "mds", { "Mitigation: Clear CPU buffers" } };
+
+	hp_verw_judge(r, &rule);
+}
+
+static void hp_taa_verw_exit(struct hp_result *r)
+{
+	static const struct hp_verw_rule rule = {
+		"tsx_async_abort", { "Mitigation: Clear CPU buffers" }
+	};
+
+	hp_verw_judge(r, &rule);
+}
+
+static void hp_mmio_stale_data_verw_exit(struct hp_result *r)
+{
+	static const struct hp_verw_rule rule = {
+		"mmio_stale_data", { "Mitigation: Clear CPU buffers" }
+	};
+
+	hp_verw_judge(r, &rule);
+}
+
+static void hp_rfds_verw_exit(struct hp_result *r)
+{
+	static const struct hp_verw_rule rule = {
+		"reg_file_data_sampling", { "Mitigation: Clear Register File" }
+	};
+
+	hp_verw_judge(r, &rule);
+}
+
+static void hp_tsa_verw_exit(struct hp_result *r)
+{
+	static const struct hp_verw_rule rule = {
+		"tsa", { "Mitigation: Clear CPU buffers" }, "Mitigation: Clear CPU buffers: VM"
+	};
+
+	hp_verw_judge(r, &rule);
+}
+
+/* the option, nothing the module builds, the sysfs line */
+static void hp_verw_layers(struct hp_layers *l, bool configured, const char *sym,
+			   const char *entry)
+{
+	char line[HP_LAYER_LEN - 48], path[96];
+
+	l->configured = configured;
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s", sym,
+		 configured ? "y" : "n");
+	hp_layer(l->built, sizeof(l->built), "the kernel's entry code: nothing to build");
+	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
+	if (hp_read_file(path, line, sizeof(line)) < 0)
+		hp_layer(l->active, sizeof(l->active), "no %s", path);
+	else
+		hp_layer(l->active, sizeof(l->active), "%s: %s", entry, line);
+}
+
+static void hp_mds_layers(struct hp_layers *l)
+{
+	hp_verw_layers(l, HP_CONFIG_MDS, HP_SYM_MDS, "mds");
+}
+
+static void hp_taa_layers(struct hp_layers *l)
+{
+	hp_verw_layers(l, HP_CONFIG_TAA, HP_SYM_TAA, "tsx_async_abort");
+}
+
+static void hp_mmio_stale_data_layers(struct hp_layers *l)
+{
+	hp_verw_layers(l, HP_CONFIG_MMIO, HP_SYM_MMIO, "mmio_stale_data");
+}
+
+static void hp_rfds_layers(struct hp_layers *l)
+{
+	hp_verw_layers(l, IS_ENABLED(CONFIG_MITIGATION_RFDS), HP_SYM_RFDS,
+		       "reg_file_data_sampling");
+}
+
+static void hp_tsa_layers(struct hp_layers *l)
+{
+	hp_verw_layers(l, IS_ENABLED(CONFIG_MITIGATION_TSA), HP_SYM_TSA, "tsa");
+}
+
+#define hp_verw_unavailable NULL
+
+#else /* !CONFIG_X86_64 */
+
+static void hp_verw_na(struct hp_result *r)
+{
+	hp_set(r, HP_UNSUPPORTED, "x86_64 only (the VERW buffer clearing of Intel and AMD CPUs)");
+}
+
+static void hp_mds_verw_exit(struct hp_result *r) { hp_verw_na(r); }
+static void hp_taa_verw_exit(struct hp_result *r) { hp_verw_na(r); }
+static void hp_mmio_stale_data_verw_exit(struct hp_result *r) { hp_verw_na(r); }
+static void hp_rfds_verw_exit(struct hp_result *r) { hp_verw_na(r); }
+static void hp_tsa_verw_exit(struct hp_result *r) { hp_verw_na(r); }
+
+static void hp_verw_layers_na(struct hp_layers *l)
+{
+	hp_layer(l->configured_txt, sizeof(l->configured_txt), "n/a: x86_64 only");
+	hp_layer(l->built, sizeof(l->built), "n/a");
+	hp_layer(l->active, sizeof(l->active), "n/a");
+}
+
+#define hp_mds_layers hp_verw_layers_na
+#define hp_taa_layers hp_verw_layers_na
+#define hp_mmio_stale_data_layers hp_verw_layers_na
+#define hp_rfds_layers hp_verw_layers_na
+#define hp_tsa_layers hp_verw_layers_na
+
+static const char *hp_verw_unavailable(void)
+{
+	return "x86_64 only";
+}
+
+#endif /* CONFIG_X86_64 */
+
+static const struct hp_probe hp_probes_mds[] = {
+	HP_PROBE(mds, verw_exit, HP_SAFE),
+};
+
+HP_FEATURE(mds, .layers = hp_mds_layers, .unavailable = hp_verw_unavailable);
+
+static const struct hp_probe hp_probes_taa[] = {
+	HP_PROBE(taa, verw_exit, HP_SAFE),
+};
+
+HP_FEATURE(taa, .layers = hp_taa_layers, .unavailable = hp_verw_unavailable);
+
+static const struct hp_probe hp_probes_mmio_stale_data[] = {
+	HP_PROBE(mmio_stale_data, verw_exit, HP_SAFE),
+};
+
+HP_FEATURE(mmio_stale_data, .layers = hp_mmio_stale_data_layers,
+	   .unavailable = hp_verw_unavailable);
+
+static const struct hp_probe hp_probes_rfds[] = {
+	HP_PROBE(rfds, verw_exit, HP_SAFE),
+};
+
+HP_FEATURE(rfds, .layers = hp_rfds_layers, .unavailable = hp_verw_unavailable);
+
+static const struct hp_probe hp_probes_tsa[] = {
+	HP_PROBE(tsa, verw_exit, HP_SAFE),
+};
+
+HP_FEATURE(tsa, .layers = hp_tsa_layers, .unavailable = hp_verw_unavailable);
