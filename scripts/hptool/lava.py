@@ -18,6 +18,7 @@ import json
 import os
 import re
 
+from . import qemu_configs
 from . import CACHE, TOP, Error
 from . import kcidb
 
@@ -94,7 +95,8 @@ def device_dictionary(arch, smp=2, machine=None):
     lines = ["{% extends 'qemu.jinja2' %}", f"{{% set arch = '{LAVA_ARCH[arch]}' %}}",
              "{% set no_kvm = True %}", "{% set memory = 512 %}", "{% set netdevice = 'user' %}"]
     if arch == "x86_64":
-        extra.append("-cpu max")
+        # as hptool/qemu.py boots it: one TCG thread (qemu_configs/x86_64.py says why)
+        extra += ["-cpu max", "-accel tcg" + qemu_configs.get(arch).tcg]
     else:
         lines += ["{% set cpu = 'max,pauth-impdef=on' %}",
                   f"{{% set machine = '{machine or 'virt'}' %}}"]

@@ -37,8 +37,10 @@ def command(arch, kernel, initrd, cmdline, kvm=False, mte=False, smp=SMP_DEFAULT
     if mte and r.mte_machine:
         machine[-1] += "," + r.mte_machine
     argv += machine
-    if r.kvm:
-        argv += ["-accel", "kvm" if kvm else "tcg"]
+    if kvm and r.kvm:
+        argv += ["-accel", "kvm"]
+    elif r.kvm or r.tcg:
+        argv += ["-accel", "tcg" + r.tcg]
     argv += ["-cpu", r.cpu] + MEMORY + ["-smp", str(int(smp))] + r.extra
     argv += ["-kernel", kernel, "-initrd", initrd, "-append", f"console={r.console} {cmdline}"]
     return argv + TAIL

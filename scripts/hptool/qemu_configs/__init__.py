@@ -18,6 +18,7 @@ class QemuArch:
     mte_machine: str = ""   # machine option for a guest CPU with MTE (KASAN_HW_TAGS)
     cross_compile: str = "" # GNU toolchain prefix (CROSS_COMPILE=, <prefix>gcc for the selftests)
     extra: list = dataclasses.field(default_factory=list)
+    tcg: str = ""           # options of -accel tcg (",thread=single"), where QEMU's defaults fail
 
 
 def get(arch):
