@@ -25,8 +25,10 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
+#endif
 
 #include "../hardprobe.h"
 #include "speculation.h"
