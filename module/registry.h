@@ -182,6 +182,9 @@ HP_REGISTRY(rfds, speculation, "speculation",
 HP_REGISTRY(tsa, speculation, "speculation",
 	    "TSA buffer clearing on return to user (transient scheduler attacks)",
 	    HP_SYM_TSA)
+HP_REGISTRY(bhi, speculation, "speculation",
+	    "Branch history clearing on syscall entry (Spectre-BHI)",
+	    HP_SYM_BHI)
 HP_REGISTRY(kstack_offset, kstack, "stack",
 	    "Kernel stack offset randomisation",
 	    "CONFIG_RANDOMIZE_KSTACK_OFFSET")

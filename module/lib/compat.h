@@ -285,8 +285,10 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 /* 6.16 renamed rdmsrl() to rdmsrq() */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
 #define hp_rdmsr(msr, v)	rdmsrq(msr, v)
+#define hp_rdmsr_safe(msr, p)	rdmsrq_safe(msr, p)
 #else
 #define hp_rdmsr(msr, v)	rdmsrl(msr, v)
+#define hp_rdmsr_safe(msr, p)	rdmsrl_safe(msr, p)
 #endif
 /*
  * the VERW buffer-clearing mitigations (mds, taa, mmio_stale_data, rfds, tsa):
@@ -310,12 +312,14 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_SYM_MMIO		HP_SYM_VERW_INTEL("CONFIG_MITIGATION_MMIO_STALE_DATA")
 #define HP_SYM_RFDS		"CONFIG_MITIGATION_RFDS"
 #define HP_SYM_TSA		"CONFIG_MITIGATION_TSA"
+#define HP_SYM_BHI		"CONFIG_MITIGATION_SPECTRE_BHI"
 #else
 #define HP_SYM_MDS		"none (an x86 mitigation)"
 #define HP_SYM_TAA		"none (an x86 mitigation)"
 #define HP_SYM_MMIO		"none (an x86 mitigation)"
 #define HP_SYM_RFDS		"none (an x86 mitigation)"
 #define HP_SYM_TSA		"none (an x86 mitigation)"
+#define HP_SYM_BHI		"none (an x86 mitigation)"
 #endif
 /* pti's registry symbol: both architectures' options, the x86 one renamed in 6.9 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)

@@ -21,7 +21,21 @@
  * VM-entry clearing where neither MDS nor TAA applies) is inconclusive:
  * nothing on the return path shows it. Under FRED the return path is
  * another: inconclusive. Off x86_64: unsupported.
+ *
+ * bhi: Spectre-BHI's software mitigation clears the branch history on the way
+ * in: the boot patches "call clear_bhb_loop" (CLEAR_BRANCH_HISTORY) into the
+ * syscall entry, before its "call do_syscall_64". The entry code up to that
+ * call is searched for a call to clear_bhb_loop; the call to do_syscall_64 is
+ * the control (calls are decoded right and this is the syscall entry), its
+ * absence inconclusive. Judged against the "BHI:" part of
+ * vulnerabilities/spectre_v2: "SW loop" protected with the call there and
+ * vulnerable without; "BHI_DIS_S" (the hardware control) protected when
+ * MSR_IA32_SPEC_CTRL has the bit, vulnerable when not, inconclusive when the
+ * MSR cannot be read; "Vulnerable" vulnerable; "Not affected", or a kernel
+ * with no "BHI:" part, unsupported; "Retpoline" (retpolines stop the
+ * injection: the retpoline feature's work) inconclusive.
  */
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -117,6 +131,122 @@ static enum hp_verw hp_verw_exit(char *txt, size_t len)
 out:
 	mutex_unlock(&lock);
 	return v;
+}
+
+/* True if the call at @p (e8 rel32) of the copy @code of @entry goes to @name. */
+static bool hp_call_to(const u8 *code, const u8 *p, unsigned long entry, const char *name)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long dest;
+	size_t n = strlen(name);
+	s32 rel;
+
+	memcpy(&rel, p + 1, sizeof(rel));
+	dest = entry + (p - code) + 5 + (long)rel;
+	sprint_symbol(sym, dest);
+	/* "name+0x0/0x..": the symbol's own start */
+	return !strncmp(sym, name, n) && !strncmp(sym + n, "+0x0/", 5);
+}
+
+/*
+ * The syscall entry up to its call of do_syscall_64: whether it calls
+ * clear_bhb_loop first; false (and @txt why) if that call is not found.
+ */
+static bool hp_bhb_entry(bool *clears, char *txt, size_t len)
+{
+	static u8 code[512];
+	static DEFINE_MUTEX(lock);
+	unsigned long entry;
+	unsigned int i;
+	bool found = false;
+
+#ifdef X86_FEATURE_FRED
+	if (cpu_feature_enabled(X86_FEATURE_FRED)) {
+		snprintf(txt, len, "FRED: syscalls enter through FRED, not MSR_LSTAR (not read)");
+		return false;
+	}
+#endif
+	*clears = false;
+	hp_rdmsr(MSR_LSTAR, entry);
+	mutex_lock(&lock);
+	if (copy_from_kernel_nofault(code, (const void *)entry, sizeof(code))) {
+		snprintf(txt, len, "cannot read the syscall entry code (MSR_LSTAR)");
+		goto out;
+	}
+	for (i = 0; i + 5 <= sizeof(code); i++) {
+		if (code[i] != 0xe8)
+			continue;
+		if (hp_call_to(code, code + i, entry, "clear_bhb_loop")) {
+			*clears = true;
+		} else if (hp_call_to(code, code + i, entry, "do_syscall_64")) {
+			found = true;
+			break;
+		}
+	}
+	if (found)
+		snprintf(txt, len, "syscall entry: %s; call do_syscall_64",
+			 *clears ? "call clear_bhb_loop" : "no call to clear_bhb_loop");
+	else
+		snprintf(txt, len, "no call to do_syscall_64 in the %zu bytes of the syscall entry",
+			 sizeof(code));
+out:
+	mutex_unlock(&lock);
+	return found;
+}
+
+static void hp_bhi_clear_loop(struct hp_result *r)
+{
+	char v2[192], code[96];
+	const char *bhi;
+	bool clears, read;
+	u64 spec = 0;
+
+	read = hp_bhb_entry(&clears, code, sizeof(code));
+	if (hp_read_file(HP_VULN_DIR "spectre_v2", v2, sizeof(v2)) < 0) {
+		hp_set(r, HP_INCONCLUSIVE, "cannot read %sspectre_v2; %s", HP_VULN_DIR, code);
+		return;
+	}
+	bhi = strstr(v2, "BHI: ");
+	if (!bhi) {
+		hp_set(r, HP_UNSUPPORTED,
+		       "spectre_v2 has no \"BHI:\" part (the kernel predates the mitigation): %s; %s",
+		       v2, code);
+		return;
+	}
+	if (strstarts(bhi, "BHI: Not affected")) {
+		hp_set(r, HP_UNSUPPORTED, "CPU not affected (spectre_v2: ...%s); %s", bhi, code);
+		return;
+	}
+	if (strstarts(bhi, "BHI: Vulnerable")) {
+		hp_set(r, HP_VULNERABLE, "spectre_v2: ...%s; %s", bhi, code);
+		return;
+	}
+	if (strstarts(bhi, "BHI: BHI_DIS_S")) {
+		if (hp_rdmsr_safe(MSR_IA32_SPEC_CTRL, &spec))
+			hp_set(r, HP_INCONCLUSIVE,
+			       "spectre_v2: ...%s, but MSR_IA32_SPEC_CTRL cannot be read; %s", bhi,
+			       code);
+		else if (spec & SPEC_CTRL_BHI_DIS_S)
+			hp_set(r, HP_PROTECTED,
+			       "spectre_v2: ...%s; MSR_IA32_SPEC_CTRL 0x%llx: BHI_DIS_S set; %s",
+			       bhi, spec, code);
+		else
+			hp_set(r, HP_VULNERABLE,
+			       "spectre_v2: ...%s; MSR_IA32_SPEC_CTRL 0x%llx: BHI_DIS_S clear; %s",
+			       bhi, spec, code);
+		return;
+	}
+	if (!strstarts(bhi, "BHI: SW loop")) {
+		hp_set(r, HP_INCONCLUSIVE,
+		       "spectre_v2: ...%s: a mitigation the entry code does not show; %s", bhi,
+		       code);
+		return;
+	}
+	if (!read)
+		hp_set(r, HP_INCONCLUSIVE, "spectre_v2: ...%s; %s", bhi, code);
+	else
+		hp_set(r, clears ? HP_PROTECTED : HP_VULNERABLE, "spectre_v2: ...%s; %s", bhi,
+		       code);
 }
 
 /* one vulnerabilities entry and the mitigation lines that clear on the way to user */
@@ -273,13 +403,18 @@ static void hp_tsa_layers(struct hp_layers *l)
 	hp_verw_layers(l, IS_ENABLED(CONFIG_MITIGATION_TSA), HP_SYM_TSA, "tsa");
 }
 
+static void hp_bhi_layers(struct hp_layers *l)
+{
+	hp_verw_layers(l, IS_ENABLED(CONFIG_MITIGATION_SPECTRE_BHI), HP_SYM_BHI, "spectre_v2");
+}
+
 #define hp_verw_unavailable NULL
 
 #else /* !CONFIG_X86_64 */
 
 static void hp_verw_na(struct hp_result *r)
 {
-	hp_set(r, HP_UNSUPPORTED, "x86_64 only (the VERW buffer clearing of Intel and AMD CPUs)");
+	hp_set(r, HP_UNSUPPORTED, "x86_64 only (its entry code's buffer and history clearing)");
 }
 
 static void hp_mds_verw_exit(struct hp_result *r) { hp_verw_na(r); }
@@ -287,6 +422,7 @@ static void hp_taa_verw_exit(struct hp_result *r) { hp_verw_na(r); }
 static void hp_mmio_stale_data_verw_exit(struct hp_result *r) { hp_verw_na(r); }
 static void hp_rfds_verw_exit(struct hp_result *r) { hp_verw_na(r); }
 static void hp_tsa_verw_exit(struct hp_result *r) { hp_verw_na(r); }
+static void hp_bhi_clear_loop(struct hp_result *r) { hp_verw_na(r); }
 
 static void hp_verw_layers_na(struct hp_layers *l)
 {
@@ -300,6 +436,7 @@ static void hp_verw_layers_na(struct hp_layers *l)
 #define hp_mmio_stale_data_layers hp_verw_layers_na
 #define hp_rfds_layers hp_verw_layers_na
 #define hp_tsa_layers hp_verw_layers_na
+#define hp_bhi_layers hp_verw_layers_na
 
 static const char *hp_verw_unavailable(void)
 {
@@ -338,3 +475,9 @@ static const struct hp_probe hp_probes_tsa[] = {
 };
 
 HP_FEATURE(tsa, .layers = hp_tsa_layers, .unavailable = hp_verw_unavailable);
+
+static const struct hp_probe hp_probes_bhi[] = {
+	HP_PROBE(bhi, clear_loop, HP_SAFE),
+};
+
+HP_FEATURE(bhi, .layers = hp_bhi_layers, .unavailable = hp_verw_unavailable);
