@@ -355,5 +355,104 @@ static struct kunit_suite hp_kunit_suite_settings = {
 
 kunit_test_suite(hp_kunit_suite_settings);
 
+/*
+ * The VERW features' judgement (speculation/entry.c) on return paths and sysfs
+ * lines a virtual CPU never shows: a verw that runs, 6.1's jmp over it.
+ */
+#ifdef CONFIG_X86_64
+/* the bytes between swapgs and sysretq, as the boot leaves them */
+static const u8 hp_k_nops612[] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 };
+static const u8 hp_k_verw612[] = { 0x0f, 0x00, 0x2d, 0x10, 0x20, 0x30, 0x00 };
+static const u8 hp_k_skip61[] = { 0xeb, 0x07, 0x0f, 0x00, 0x2d, 0x10, 0x20, 0x30, 0x00 };
+static const u8 hp_k_run61[] = { 0x66, 0x90, 0x0f, 0x00, 0x2d, 0x10, 0x20, 0x30, 0x00 };
+static const u8 hp_k_other[] = { 0x48, 0x89, 0xc7, 0x0f, 0x1f, 0x00 };
+
+static void verw_return_path_decoded(struct kunit *test)
+{
+	char txt[96];
+
+	KUNIT_EXPECT_EQ(test, hardprobe_verw_decode(hp_k_nops612, sizeof(hp_k_nops612), txt,
+						    sizeof(txt)), 1);
+	KUNIT_EXPECT_STREQ(test, txt, "swapgs; nops; sysretq");
+	KUNIT_EXPECT_EQ(test, hardprobe_verw_decode(hp_k_verw612, sizeof(hp_k_verw612), txt,
+						    sizeof(txt)), 0);
+	KUNIT_EXPECT_STREQ(test, txt, "swapgs; verw; sysretq");
+	KUNIT_EXPECT_EQ(test, hardprobe_verw_decode(hp_k_skip61, sizeof(hp_k_skip61), txt,
+						    sizeof(txt)), 1);
+	KUNIT_EXPECT_STREQ(test, txt, "swapgs; jmp over the verw; sysretq");
+	KUNIT_EXPECT_EQ(test, hardprobe_verw_decode(hp_k_run61, sizeof(hp_k_run61), txt,
+						    sizeof(txt)), 0);
+	KUNIT_EXPECT_EQ(test, hardprobe_verw_decode(hp_k_other, sizeof(hp_k_other), txt,
+						    sizeof(txt)), 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(txt, "not understood"));
+	/* a jmp that lands short of the sysretq is not understood either */
+	KUNIT_EXPECT_EQ(test, hardprobe_verw_decode(hp_k_skip61, sizeof(hp_k_skip61) - 1, txt,
+						    sizeof(txt)), 2);
+}
+
+static void verw_outcome_follows_the_return_path(struct kunit *test)
+{
+	static const struct {
+		const char *entry, *line;
+		int v;
+		enum hp_outcome want;
+	} c[] = {
+		{ "mds", "Mitigation: Clear CPU buffers; SMT vulnerable", 0, HP_PROTECTED },
+		{ "mds", "Mitigation: Clear CPU buffers; SMT vulnerable", 1, HP_VULNERABLE },
+		{ "mds", "Mitigation: Clear CPU buffers; SMT vulnerable", 2, HP_INCONCLUSIVE },
+		{ "mds", "Vulnerable: Clear CPU buffers attempted, no microcode", 0,
+		  HP_VULNERABLE },
+		{ "mds", "Vulnerable; SMT vulnerable", 1, HP_VULNERABLE },
+		{ "mds", "Not affected", 1, HP_UNSUPPORTED },
+		{ "tsx_async_abort", "Mitigation: TSX disabled", 1, HP_INCONCLUSIVE },
+		{ "tsx_async_abort", "Mitigation: Clear CPU buffers; SMT vulnerable", 0,
+		  HP_PROTECTED },
+		{ "mmio_stale_data", "Mitigation: Clear CPU buffers; SMT Host state unknown", 1,
+		  HP_INCONCLUSIVE },
+		{ "mmio_stale_data", "Mitigation: Clear CPU buffers; SMT Host state unknown", 0,
+		  HP_PROTECTED },
+		{ "reg_file_data_sampling", "Mitigation: Clear Register File", 0, HP_PROTECTED },
+		{ "reg_file_data_sampling", "Mitigation: Clear Register File", 1, HP_VULNERABLE },
+		{ "tsa", "Mitigation: Clear CPU buffers: user/kernel boundary", 0, HP_PROTECTED },
+		{ "tsa", "Mitigation: Clear CPU buffers: VM", 0, HP_INCONCLUSIVE },
+		{ "tsa", "Mitigation: Clear CPU buffers", 1, HP_VULNERABLE },
+		{ "no_such_entry", "Mitigation: Clear CPU buffers", 0, HP_ERROR },
+	};
+	struct hp_result *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		memset(r, 0, sizeof(*r));
+		hardprobe_verw_verdict(c[i].entry, c[i].line, c[i].v, "words", r);
+		KUNIT_EXPECT_EQ_MSG(test, r->outcome, c[i].want, "%s: %s, %d: %s", c[i].entry,
+				    c[i].line, c[i].v, r->evidence);
+	}
+}
+#else
+static void verw_return_path_decoded(struct kunit *test)
+{
+	kunit_skip(test, "x86_64 only");
+}
+
+static void verw_outcome_follows_the_return_path(struct kunit *test)
+{
+	kunit_skip(test, "x86_64 only");
+}
+#endif
+
+static struct kunit_case hp_kunit_cases_entry_code[] = {
+	KUNIT_CASE(verw_return_path_decoded),
+	KUNIT_CASE(verw_outcome_follows_the_return_path),
+	{}
+};
+
+static struct kunit_suite hp_kunit_suite_entry_code = {
+	.name = "hardprobe_entry_code",
+	.test_cases = hp_kunit_cases_entry_code,
+};
+
+kunit_test_suite(hp_kunit_suite_entry_code);
+
 MODULE_DESCRIPTION("KUnit suites for hardprobe: probe outcomes against the kernel configuration");
 MODULE_LICENSE("GPL");

@@ -158,6 +158,13 @@ bool hp_kfence_fault_refusal(char *why, size_t len);
 bool hp_locked_down(void);
 int hp_may_use(void);
 
+#ifdef CONFIG_X86_64
+/* speculation/entry.c: the VERW features' decoder and rule, for KUnit */
+int hardprobe_verw_decode(const u8 *code, size_t len, char *txt, size_t txtlen);
+void hardprobe_verw_verdict(const char *entry, const char *line, int v, const char *code,
+			    struct hp_result *r);
+#endif
+
 /* helpers for probes (lib/probe.c, lib/log.c, lib/settings.c) */
 __printf(3, 4) void hp_set(struct hp_result *r, enum hp_outcome o,
 			   const char *fmt, ...);

@@ -252,112 +252,136 @@ static void hp_bhi_clear_loop(struct hp_result *r)
 /* one vulnerabilities entry and the mitigation lines that clear on the way to user */
 struct hp_verw_rule {
 	const char *entry;
-	const char *clear[2];	/* "Mitigation: ..." prefixes: verw before sysretq */
-	const char *elsewhere;	/* a prefix of those lines that means VM entry only */
+	const char *clear;	/* the "Mitigation: ..." prefix of a verw before sysretq */
+	const char *elsewhere;	/* a prefix of such lines that means VM entry only */
 };
 
-static void hp_verw_judge(struct hp_result *r, const struct hp_verw_rule *rule)
+static const struct hp_verw_rule hp_verw_rules[] = {
+	{ "mds", "Mitigation: Clear CPU buffers" },
+	{ "tsx_async_abort", "Mitigation: Clear CPU buffers" },
+	{ "mmio_stale_data", "Mitigation: Clear CPU buffers" },
+	{ "reg_file_data_sampling", "Mitigation: Clear Register File" },
+	{ "tsa", "Mitigation: Clear CPU buffers", "Mitigation: Clear CPU buffers: VM" },
+};
+
+/**
+ * hardprobe_verw_decode() - what runs between a "swapgs" and a "sysretq"
+ * @code: the bytes after the swapgs
+ * @len: how many, up to the sysretq
+ * @txt: what was read, in words
+ * @txtlen: its size
+ *
+ * Return: 0 a verw that runs, 1 nops or a jmp over it, 2 not understood.
+ */
+int hardprobe_verw_decode(const u8 *code, size_t len, char *txt, size_t txtlen)
 {
-	char path[96], line[128], code[96];
-	enum hp_verw v;
+	return hp_verw_between(code, code + len, txt, txtlen);
+}
+EXPORT_SYMBOL_GPL(hardprobe_verw_decode);
+
+/**
+ * hardprobe_verw_verdict() - a VERW feature's outcome
+ * @entry: its file in /sys/devices/system/cpu/vulnerabilities/
+ * @line: that file's line
+ * @v: hardprobe_verw_decode()'s answer for the syscall return path
+ * @code: its words
+ * @r: the result to set
+ */
+void hardprobe_verw_verdict(const char *entry, const char *line, int v, const char *code,
+			    struct hp_result *r)
+{
+	const struct hp_verw_rule *rule = NULL;
 	unsigned int i;
-	bool clears = false;
-	ssize_t n;
 
-	v = hp_verw_exit(code, sizeof(code));
-	snprintf(path, sizeof(path), HP_VULN_DIR "%s", rule->entry);
-	n = hp_read_file(path, line, sizeof(line));
-	if (n < 0) {
-		char v2[16];
-
-		if (hp_read_file(HP_VULN_DIR "spectre_v2", v2, sizeof(v2)) >= 0)
-			hp_set(r, HP_UNSUPPORTED,
-			       "this kernel has no vulnerabilities/%s (it predates the mitigation); return path: %s",
-			       rule->entry, code);
-		else
-			hp_set(r, HP_INCONCLUSIVE,
-			       "cannot read %s (%zd; sysfs not mounted yet?); return path: %s",
-			       path, n, code);
+	for (i = 0; i < ARRAY_SIZE(hp_verw_rules); i++)
+		if (!strcmp(hp_verw_rules[i].entry, entry))
+			rule = &hp_verw_rules[i];
+	if (!rule) {
+		hp_set(r, HP_ERROR, "no rule for vulnerabilities/%s", entry);
 		return;
 	}
 	if (strstarts(line, "Not affected")) {
-		hp_set(r, HP_UNSUPPORTED, "CPU not affected (%s: %s); return path: %s",
-		       rule->entry, line, code);
+		hp_set(r, HP_UNSUPPORTED, "CPU not affected (%s: %s); return path: %s", entry,
+		       line, code);
 		return;
 	}
 	if (strstarts(line, "Vulnerable")) {
-		hp_set(r, HP_VULNERABLE, "%s: %s; return path: %s", rule->entry, line, code);
+		hp_set(r, HP_VULNERABLE, "%s: %s; return path: %s", entry, line, code);
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(rule->clear) && rule->clear[i]; i++)
-		clears |= strstarts(line, rule->clear[i]);
-	if (!clears || (rule->elsewhere && strstarts(line, rule->elsewhere))) {
+	if (!strstarts(line, rule->clear) ||
+	    (rule->elsewhere && strstarts(line, rule->elsewhere))) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "%s: %s: a mitigation the return to user does not show; return path: %s",
-		       rule->entry, line, code);
+		       entry, line, code);
 		return;
 	}
 	switch (v) {
 	case HP_VERW_RUNS:
-		hp_set(r, HP_PROTECTED, "%s: %s; return path: %s", rule->entry, line, code);
+		hp_set(r, HP_PROTECTED, "%s: %s; return path: %s", entry, line, code);
 		break;
 	case HP_VERW_SKIPPED:
 		/* MMIO clears at VM entry only where neither MDS nor TAA needs the verw */
-		if (!strcmp(rule->entry, "mmio_stale_data"))
+		if (!strcmp(entry, "mmio_stale_data"))
 			hp_set(r, HP_INCONCLUSIVE,
 			       "%s: %s, with no verw on the return path: it clears at VM entry only where MDS and TAA do not apply; return path: %s",
-			       rule->entry, line, code);
+			       entry, line, code);
 		else
-			hp_set(r, HP_VULNERABLE,
-			       "%s: %s, but the return path does not clear: %s",
-			       rule->entry, line, code);
+			hp_set(r, HP_VULNERABLE, "%s: %s, but the return path does not clear: %s",
+			       entry, line, code);
 		break;
 	default:
-		hp_set(r, HP_INCONCLUSIVE, "%s: %s; return path: %s", rule->entry, line, code);
+		hp_set(r, HP_INCONCLUSIVE, "%s: %s; return path: %s", entry, line, code);
 	}
+}
+EXPORT_SYMBOL_GPL(hardprobe_verw_verdict);
+
+static void hp_verw_judge(struct hp_result *r, const char *entry)
+{
+	char path[96], line[128], code[96];
+	enum hp_verw v;
+	ssize_t n;
+
+	v = hp_verw_exit(code, sizeof(code));
+	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
+	n = hp_read_file(path, line, sizeof(line));
+	if (n >= 0) {
+		hardprobe_verw_verdict(entry, line, v, code, r);
+		return;
+	}
+	if (hp_read_file(HP_VULN_DIR "spectre_v2", line, sizeof(line)) >= 0)
+		hp_set(r, HP_UNSUPPORTED,
+		       "this kernel has no vulnerabilities/%s (it predates the mitigation); return path: %s",
+		       entry, code);
+	else
+		hp_set(r, HP_INCONCLUSIVE,
+		       "cannot read %s (%zd; sysfs not mounted yet?); return path: %s", path, n,
+		       code);
 }
 
 static void hp_mds_verw_exit(struct hp_result *r)
 {
-	static const struct hp_verw_rule rule = { "mds", { "Mitigation: Clear CPU buffers" } };
-
-	hp_verw_judge(r, &rule);
+	hp_verw_judge(r, "mds");
 }
 
 static void hp_taa_verw_exit(struct hp_result *r)
 {
-	static const struct hp_verw_rule rule = {
-		"tsx_async_abort", { "Mitigation: Clear CPU buffers" }
-	};
-
-	hp_verw_judge(r, &rule);
+	hp_verw_judge(r, "tsx_async_abort");
 }
 
 static void hp_mmio_stale_data_verw_exit(struct hp_result *r)
 {
-	static const struct hp_verw_rule rule = {
-		"mmio_stale_data", { "Mitigation: Clear CPU buffers" }
-	};
-
-	hp_verw_judge(r, &rule);
+	hp_verw_judge(r, "mmio_stale_data");
 }
 
 static void hp_rfds_verw_exit(struct hp_result *r)
 {
-	static const struct hp_verw_rule rule = {
-		"reg_file_data_sampling", { "Mitigation: Clear Register File" }
-	};
-
-	hp_verw_judge(r, &rule);
+	hp_verw_judge(r, "reg_file_data_sampling");
 }
 
 static void hp_tsa_verw_exit(struct hp_result *r)
 {
-	static const struct hp_verw_rule rule = {
-		"tsa", { "Mitigation: Clear CPU buffers" }, "Mitigation: Clear CPU buffers: VM"
-	};
-
-	hp_verw_judge(r, &rule);
+	hp_verw_judge(r, "tsa");
 }
 
 /* the option, nothing the module builds, the sysfs line */
