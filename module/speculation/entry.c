@@ -93,6 +93,28 @@ static enum hp_verw hp_verw_between(const u8 *p, const u8 *end, char *txt, size_
 	return verw ? HP_VERW_RUNS : HP_VERW_SKIPPED;
 }
 
+/*
+ * The syscall entry code (MSR_LSTAR, entry_SYSCALL_64) as the boot patched
+ * it, @size bytes into @code; its address in @entry. False, and @txt why,
+ * where it is not read: under FRED (syscalls enter and return through FRED's
+ * entry) or when the copy faults.
+ */
+static bool hp_entry_code(u8 *code, size_t size, unsigned long *entry, char *txt, size_t len)
+{
+#ifdef X86_FEATURE_FRED
+	if (cpu_feature_enabled(X86_FEATURE_FRED)) {
+		snprintf(txt, len, "FRED: syscalls enter and return through FRED (not read)");
+		return false;
+	}
+#endif
+	hp_rdmsr(MSR_LSTAR, *entry);
+	if (copy_from_kernel_nofault(code, (const void *)*entry, size)) {
+		snprintf(txt, len, "cannot read the syscall entry code (MSR_LSTAR)");
+		return false;
+	}
+	return true;
+}
+
 /* The syscall return path as the boot patched it: @txt says what was read. */
 static enum hp_verw hp_verw_exit(char *txt, size_t len)
 {
@@ -102,18 +124,9 @@ static enum hp_verw hp_verw_exit(char *txt, size_t len)
 	unsigned long entry;
 	unsigned int i, j;
 
-#ifdef X86_FEATURE_FRED
-	if (cpu_feature_enabled(X86_FEATURE_FRED)) {
-		snprintf(txt, len, "FRED: user returns go through ERETU, not sysretq (not read)");
-		return HP_VERW_UNKNOWN;
-	}
-#endif
-	hp_rdmsr(MSR_LSTAR, entry);
 	mutex_lock(&lock);
-	if (copy_from_kernel_nofault(code, (const void *)entry, sizeof(code))) {
-		snprintf(txt, len, "cannot read the syscall entry code (MSR_LSTAR)");
+	if (!hp_entry_code(code, sizeof(code), &entry, txt, len))
 		goto out;
-	}
 	snprintf(txt, len, "no swapgs ... sysretq in the %u bytes after the syscall entry",
 		 HP_ENTRY_SCAN);
 	for (i = 17; i + 3 <= sizeof(code); i++) {
@@ -160,19 +173,10 @@ static bool hp_bhb_entry(bool *clears, char *txt, size_t len)
 	unsigned int i;
 	bool found = false;
 
-#ifdef X86_FEATURE_FRED
-	if (cpu_feature_enabled(X86_FEATURE_FRED)) {
-		snprintf(txt, len, "FRED: syscalls enter through FRED, not MSR_LSTAR (not read)");
-		return false;
-	}
-#endif
 	*clears = false;
-	hp_rdmsr(MSR_LSTAR, entry);
 	mutex_lock(&lock);
-	if (copy_from_kernel_nofault(code, (const void *)entry, sizeof(code))) {
-		snprintf(txt, len, "cannot read the syscall entry code (MSR_LSTAR)");
+	if (!hp_entry_code(code, sizeof(code), &entry, txt, len))
 		goto out;
-	}
 	for (i = 0; i + 5 <= sizeof(code); i++) {
 		if (code[i] != 0xe8)
 			continue;
@@ -202,7 +206,7 @@ static void hp_bhi_clear_loop(struct hp_result *r)
 	u64 spec = 0;
 
 	read = hp_bhb_entry(&clears, code, sizeof(code));
-	if (hp_read_file(HP_VULN_DIR "spectre_v2", v2, sizeof(v2)) < 0) {
+	if (hp_vuln_read("spectre_v2", v2, sizeof(v2)) < 0) {
 		hp_set(r, HP_INCONCLUSIVE, "cannot read %sspectre_v2; %s", HP_VULN_DIR, code);
 		return;
 	}
@@ -254,12 +258,17 @@ struct hp_verw_rule {
 	const char *entry;
 	const char *clear;	/* the "Mitigation: ..." prefix of a verw before sysretq */
 	const char *elsewhere;	/* a prefix of such lines that means VM entry only */
+	/*
+	 * such a line with no verw on the return path may still clear at VM
+	 * entry (MMIO where neither MDS nor TAA needs the verw): inconclusive
+	 */
+	bool vm_entry_without_verw;
 };
 
 static const struct hp_verw_rule hp_verw_rules[] = {
 	{ "mds", "Mitigation: Clear CPU buffers" },
 	{ "tsx_async_abort", "Mitigation: Clear CPU buffers" },
-	{ "mmio_stale_data", "Mitigation: Clear CPU buffers" },
+	{ "mmio_stale_data", "Mitigation: Clear CPU buffers", NULL, true },
 	{ "reg_file_data_sampling", "Mitigation: Clear Register File" },
 	{ "tsa", "Mitigation: Clear CPU buffers", "Mitigation: Clear CPU buffers: VM" },
 };
@@ -321,8 +330,7 @@ void hardprobe_verw_verdict(const char *entry, const char *line, int v, const ch
 		hp_set(r, HP_PROTECTED, "%s: %s; return path: %s", entry, line, code);
 		break;
 	case HP_VERW_SKIPPED:
-		/* MMIO clears at VM entry only where neither MDS nor TAA needs the verw */
-		if (!strcmp(entry, "mmio_stale_data"))
+		if (rule->vm_entry_without_verw)
 			hp_set(r, HP_INCONCLUSIVE,
 			       "%s: %s, with no verw on the return path: it clears at VM entry only where MDS and TAA do not apply; return path: %s",
 			       entry, line, code);
@@ -338,25 +346,16 @@ EXPORT_SYMBOL_GPL(hardprobe_verw_verdict);
 
 static void hp_verw_judge(struct hp_result *r, const char *entry)
 {
-	char path[96], line[128], code[96];
+	char line[128], code[96];
 	enum hp_verw v;
 	ssize_t n;
 
 	v = hp_verw_exit(code, sizeof(code));
-	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
-	n = hp_read_file(path, line, sizeof(line));
-	if (n >= 0) {
-		hardprobe_verw_verdict(entry, line, v, code, r);
-		return;
-	}
-	if (hp_read_file(HP_VULN_DIR "spectre_v2", line, sizeof(line)) >= 0)
-		hp_set(r, HP_UNSUPPORTED,
-		       "this kernel has no vulnerabilities/%s (it predates the mitigation); return path: %s",
-		       entry, code);
+	n = hp_vuln_read(entry, line, sizeof(line));
+	if (n < 0)
+		hp_vuln_absent(r, entry, n, "return path", code);
 	else
-		hp_set(r, HP_INCONCLUSIVE,
-		       "cannot read %s (%zd; sysfs not mounted yet?); return path: %s", path, n,
-		       code);
+		hardprobe_verw_verdict(entry, line, v, code, r);
 }
 
 static void hp_mds_verw_exit(struct hp_result *r)
@@ -388,17 +387,11 @@ static void hp_tsa_verw_exit(struct hp_result *r)
 static void hp_verw_layers(struct hp_layers *l, bool configured, const char *sym,
 			   const char *entry)
 {
-	char line[HP_LAYER_LEN - 48], path[96];
-
 	l->configured = configured;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s", sym,
 		 configured ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built), "the kernel's entry code: nothing to build");
-	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
-	if (hp_read_file(path, line, sizeof(line)) < 0)
-		hp_layer(l->active, sizeof(l->active), "no %s", path);
-	else
-		hp_layer(l->active, sizeof(l->active), "%s: %s", entry, line);
+	hp_vuln_layer(l, entry);
 }
 
 static void hp_mds_layers(struct hp_layers *l)

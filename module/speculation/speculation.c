@@ -52,6 +52,47 @@
 
 #define HP_SPECTRE_V2 HP_VULN_DIR "spectre_v2"
 
+/* The kernel's line of vulnerabilities/@entry into @line: its length, or < 0. */
+ssize_t hp_vuln_read(const char *entry, char *line, size_t len)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
+	return hp_read_file(path, line, len);
+}
+
+/*
+ * The result where vulnerabilities/@entry could not be read (hp_vuln_read()
+ * gave @n): unsupported where sysfs answers (the kernel predates the
+ * mitigation), inconclusive where it does not; @label and @words: what the
+ * probe read of the code.
+ */
+void hp_vuln_absent(struct hp_result *r, const char *entry, ssize_t n, const char *label,
+		    const char *words)
+{
+	char v2[16];
+
+	if (hp_read_file(HP_SPECTRE_V2, v2, sizeof(v2)) >= 0)
+		hp_set(r, HP_UNSUPPORTED,
+		       "this kernel has no vulnerabilities/%s (it predates the mitigation); %s: %s",
+		       entry, label, words);
+	else
+		hp_set(r, HP_INCONCLUSIVE,
+		       "cannot read %s%s (%zd; sysfs not mounted yet?): cannot tell off from not affected; %s: %s",
+		       HP_VULN_DIR, entry, n, label, words);
+}
+
+/* The active layer of a mitigation: its line in vulnerabilities/@entry, or its absence. */
+void hp_vuln_layer(struct hp_layers *l, const char *entry)
+{
+	char line[HP_LAYER_LEN - 48];
+
+	if (hp_vuln_read(entry, line, sizeof(line)) < 0)
+		hp_layer(l->active, sizeof(l->active), "no %s%s", HP_VULN_DIR, entry);
+	else
+		hp_layer(l->active, sizeof(l->active), "%s: %s", entry, line);
+}
+
 #ifdef CONFIG_X86_64
 
 /* The compiler's code of sls_unthunked.c and sls_unhardened.c (sls_code.S). */
@@ -498,7 +539,7 @@ static void hp_ret_judge(struct hp_result *r, const char *entry,
 			 const struct hp_thunk_rule *rules, unsigned int nrules)
 {
 	struct hp_ret_site s[HP_RET_SITES];
-	char path[96], line[128], sites[192];
+	char line[128], sites[192];
 	unsigned int i, lower = 0, good = 0;
 	const struct hp_thunk_rule *rule = NULL;
 	ssize_t n;
@@ -507,20 +548,9 @@ static void hp_ret_judge(struct hp_result *r, const char *entry,
 		hp_set(r, HP_ERROR, "%s", sites);
 		return;
 	}
-	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
-	n = hp_read_file(path, line, sizeof(line));
+	n = hp_vuln_read(entry, line, sizeof(line));
 	if (n < 0) {
-		char v2[16];
-
-		/* sysfs there and the entry not: this kernel predates the mitigation */
-		if (hp_read_file(HP_SPECTRE_V2, v2, sizeof(v2)) >= 0)
-			hp_set(r, HP_UNSUPPORTED,
-			       "this kernel has no vulnerabilities/%s (it predates the mitigation); returns: %s",
-			       entry, sites);
-		else
-			hp_set(r, HP_INCONCLUSIVE,
-			       "cannot read %s (%zd; sysfs not mounted yet?): cannot tell off from not affected; returns: %s",
-			       path, n, sites);
+		hp_vuln_absent(r, entry, n, "returns", sites);
 		return;
 	}
 	if (strstarts(line, "Not affected")) {
@@ -686,8 +716,6 @@ static void hp_retpoline_layers(struct hp_layers *l)
 static void hp_thunk_layers(struct hp_layers *l, bool configured, const char *sym,
 			    const char *entry)
 {
-	char line[HP_LAYER_LEN - 48], path[96];
-
 	if (!IS_ENABLED(CONFIG_X86_64)) {
 		hp_spec_layers_na(l, "x86_64 only");
 		return;
@@ -696,11 +724,7 @@ static void hp_thunk_layers(struct hp_layers *l, bool configured, const char *sy
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s: %s, %s=%s", sym,
 		 configured ? "y" : "n", HP_SYM_RETHUNK, HP_CONFIG_RETHUNK ? "y" : "n");
 	hp_built_flags(l, HP_FLAG_RETHUNK, "no -mfunction-return (no return thunks)");
-	snprintf(path, sizeof(path), HP_VULN_DIR "%s", entry);
-	if (hp_read_file(path, line, sizeof(line)) < 0)
-		hp_layer(l->active, sizeof(l->active), "no %s", path);
-	else
-		hp_layer(l->active, sizeof(l->active), "%s: %s", entry, line);
+	hp_vuln_layer(l, entry);
 }
 
 static void hp_retbleed_layers(struct hp_layers *l)

@@ -13,6 +13,15 @@
 
 typedef int (*hp_spec_fn)(int);
 
+struct hp_result;
+struct hp_layers;
+
+/* vulnerabilities/<entry>: its line, a result without it, the active layer (speculation.c) */
+ssize_t hp_vuln_read(const char *entry, char *line, size_t len);
+void hp_vuln_absent(struct hp_result *r, const char *entry, ssize_t n, const char *label,
+		    const char *words);
+void hp_vuln_layer(struct hp_layers *l, const char *entry);
+
 #ifdef CONFIG_X86_64
 /* the length of the nop at @p (the encodings assemblers pad code with), or 0 */
 unsigned int hp_nop_len(const u8 *p, const u8 *end);
