@@ -15,6 +15,8 @@ R=$HP_TOP/results
 L=$R/check-debug.log
 mkdir -p "$R"
 : >"$L"
+export HP_STAGES=$R/check-debug-stages.txt
+: >"$HP_STAGES"
 
 "$HP_TOP/scripts/deps.sh" || exit 1
 hp_say run "$t" "boot (${SMP:-4} vCPUs): safe probes, selftests (-s), KUnit, fuzz, ${CYCLES:-1000} raced load/unload cycles, ${CATCHES:-50} catches of each writer death"
@@ -79,4 +81,5 @@ else
 fi
 grep -h '^# .*\(writes in\|by way\|plain unload\|during them\|findings:\|lockdep:\|uid 65534\|flipper\|allow_fatal\)' "$R/$t/fuzz.ktap" 2>/dev/null | sed 's/^/    /' | record
 
+hp_tool stage-timings "$HP_STAGES"
 hp_tool tally "$L"

@@ -13,11 +13,15 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 --lava || exit 1
-hp_ksrc
 L=$HP_TOP/results/check.log
 mkdir -p "$HP_TOP/results"
 : >"$L"
+# the time of each stage, printed at the end (hptool stage-timings)
+export HP_STAGES=$HP_TOP/results/check-stages.txt
+: >"$HP_STAGES"
+hp_say deps - "packages (scripts/deps.sh)"
+"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 --lava || exit 1
+hp_ksrc
 hp_say host - "install step against stand-in tools; pipefail audit of scripts/"
 checked "host test_deps" python3 "$HP_TOP/scripts/tests/test_deps.py"
 hp_say host - "collector and judge on recorded guest logs"
@@ -261,6 +265,7 @@ EOF
 # "N passed, N failed" (.ci/run ends with it); exit 1 on any failure. Every check of
 # scripts/check-manifest must have run (CHECK_VARIANTS, a subset of the variants, runs
 # fewer: no manifest then)
+hp_tool stage-timings "$HP_STAGES"
 if [ -z "${CHECK_VARIANTS:-}" ] && [ -f "$HP_TOP/scripts/check-manifest" ]; then
 	hp_tool tally "$L" --manifest "$HP_TOP/scripts/check-manifest"
 else

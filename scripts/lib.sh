@@ -9,8 +9,13 @@ export HP_T0
 hp_elapsed() { local s=$(( $(date +%s) - HP_T0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
 # progress line: stage, target, elapsed since the command started (hptool's say() prints
-# the same line from Python; scripts/tests/test_hptool.py ties the two)
-hp_say() { printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--}" "${*:3}" >&2; }
+# the same line from Python; scripts/tests/test_hptool.py ties the two). With HP_STAGES set
+# (make check, make check-debug), each line's time, stage and target are appended to that
+# file: "hptool stage-timings" sums them at the end.
+hp_say() {
+	printf '[hardprobe %7s] %-8s %-14s %s\n' "$(hp_elapsed)" "$1" "${2:--}" "${*:3}" >&2
+	[ -z "${HP_STAGES:-}" ] || printf '%s\t%s\t%s\n' "$(date +%s)" "$1" "${2:--}" >>"$HP_STAGES" 2>/dev/null || true
+}
 
 hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 

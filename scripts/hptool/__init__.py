@@ -32,3 +32,25 @@ def say(stage, target, msg):
     s = int(time.time()) - int(os.environ.get("HP_T0") or time.time())
     el = f"{s // 60}m{s % 60:02d}s"
     print(f"[hardprobe {el:>7}] {stage:<8} {target or '-':<14} {msg}", file=sys.stderr)
+    if os.environ.get("HP_STAGES"):
+        try:
+            with open(os.environ["HP_STAGES"], "a") as f:
+                f.write(f"{int(time.time())}\t{stage}\t{target or '-'}\n")
+        except OSError:
+            pass
+
+
+def stage_timings(text, now):
+    """[(stage, target, seconds)] of an HP_STAGES file ("time stage target" lines): each
+    line lasts until the next (the last until now), summed per stage and target in the
+    order they first came; and the whole span"""
+    rows = []
+    for line in text.splitlines():
+        f = line.split("\t")
+        if len(f) == 3 and f[0].isdigit():
+            rows.append((int(f[0]), f[1], f[2]))
+    out = {}
+    for i, (t, stage, target) in enumerate(rows):
+        end = rows[i + 1][0] if i + 1 < len(rows) else now
+        out[(stage, target)] = out.get((stage, target), 0) + max(0, end - t)
+    return [(s, t, n) for (s, t), n in out.items()], (now - rows[0][0] if rows else 0)

@@ -40,7 +40,11 @@
                                 up to the stress catches (the probes' intended reports from
                                 REPORT_JSON); --stress yes: of the log after their marker
   status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
-  expect TABLE TARGET           one target's view of the expectation table
+  stage-timings FILE            the time make check (or check-debug) spent per stage and target,
+                                from its HP_STAGES file (progress lines' times)
+  expect TABLE TARGET           one target's deviations in the expectation table
+  expect-record RESULTS_DIR...  "target feature configured outcome" of each run's report.json
+                                (target: the directory's name; scripts/tests/expect-recorded.txt)
   ktap-extract FILE [--only TEXT]  the KTAP lines of a raw log (kunit_parser.extract_tap_lines),
                                 of its lines holding TEXT only
   objdeps MODULE_SRC_DIR        the objects of hardprobe.ko and who uses whom (nm); exit 1 on a
@@ -231,6 +235,28 @@ def main(argv):
             out.write("\n")
     elif cmd == "expect":
         sys.stdout.write(expect.parse(args[0]).render(args[1]))
+    elif cmd == "stage-timings":
+        import time
+        from . import stage_timings
+        with open(args[0]) as f:
+            rows, span = stage_timings(f.read(), int(time.time()))
+
+        def m(n):
+            return f"{n // 60}m{n % 60:02d}s"
+        print(f"stage timings ({m(span)} in all; a stage lasts until the next progress line):")
+        per = {}
+        for stage, _, n in rows:
+            per[stage] = per.get(stage, 0) + n
+        for stage, n in sorted(per.items(), key=lambda x: -x[1]):
+            detail = ", ".join(f"{t} {m(k)}" for s, t, k in sorted(rows, key=lambda x: -x[2])
+                               if s == stage and t != "-" and k >= 30)
+            print(f"  {stage:<8} {m(n):>8}" + (f"  ({detail})" if detail else ""))
+    elif cmd == "expect-record":
+        for d in args:
+            with open(os.path.join(d, "report.json")) as f:
+                for feat in json.load(f)["features"]:
+                    print(os.path.basename(d.rstrip("/")), feat["feature"],
+                          "y" if feat["configured_bool"] else "n", feat["outcome"])
     elif cmd == "ktap-extract":
         only = opt(args, "--only")
         sys.stdout.write(ktap.extract(open(args[0], errors="replace").read(), only=only))
