@@ -35,13 +35,57 @@ def ktap_counts(text):
     return ok, bad
 
 
+# a Kconfig value as the module's configured layer states it: CONFIG_X=y, =n, =4096, ="..."
+STATED = re.compile(r'\b(CONFIG_[A-Z0-9_]+)=("[^"]*"|[A-Za-z0-9_-]+)')
+
+
+def kconfig_values(path):
+    """{CONFIG_X: value} of a .config ("is not set" and absent alike: not in it)"""
+    out = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"^(CONFIG_[A-Za-z0-9_]+)=(.*)$", line.rstrip("\n"))
+            if m:
+                out[m.group(1)] = m.group(2)
+    return out
+
+
+def config_agrees(rdir, features, check):
+    """check that each CONFIG_X=v the report's configured layers state is the kernel's
+    .config value (n: unset); the outcome a feature's configuration predicts
+    (hptool/expect.py) rests on that layer. No build-info.txt (a recorded log): skipped."""
+    info = read(os.path.join(rdir, "build-info.txt"))
+    target = os.path.basename(rdir.rstrip("/"))
+    if info is None:
+        print(f"check {target} config-agrees: SKIP no build-info.txt (not a make run results dir)")
+        return
+    m = re.search(r"^build_dir: (.+)$", info, re.M)
+    path = os.path.join(m.group(1).strip(), ".config") if m else None
+    try:
+        cfg = kconfig_values(path) if path else None
+    except OSError as e:
+        cfg, path = None, f"{path} ({e.strerror})"
+    if cfg is None:
+        return check("config-agrees", False, f"no kernel .config to check the configured layers against: "
+                     f"{path or 'build-info.txt names no build_dir'}")
+    n, off = 0, []
+    for f in features:
+        for sym, val in STATED.findall(f.get("configured") or ""):
+            n += 1
+            have = cfg.get(sym, "n")
+            if val != have:
+                off.append(f"{f.get('feature')}: {sym}={val}, .config {sym}={have}")
+    check("config-agrees", n > 0 and not off,
+          f"{n} Kconfig values stated, {len(off)} not the kernel's" + (": " + "; ".join(off[:3]) if off else ""))
+
+
 def main(rdir, table_path, column=None):
     target = os.path.basename(rdir.rstrip("/"))
     results = []
     try:
         table = expect.parse(table_path)
         column = column or target
-        expectations = table.expectations(column)
+        table.check_target(column)
         directives = table.directives(column)
     except (OSError, expect.TableError) as e:
         print(f"check {target} expect-table: FAIL ({e})")
@@ -158,7 +202,11 @@ def main(rdir, table_path, column=None):
         else:
             check("panic-guests", not bad, f"{n - len(bad)} of {n} judged in a guest of their own" +
                   (": " + "; ".join(bad[:3]) if bad else ""))
-    for feat, want in expectations:
+    # the prediction's input: every Kconfig value the module's configured layer states is the
+    # kernel's own (its .config, from the build dir build-info.txt names)
+    if data is not None:
+        config_agrees(rdir, outcomes.values(), check)
+    for feat, want, _ in table.expected(column, list(outcomes.values())):
         got = outcomes.get(feat, {}).get("outcome", "missing")
         probes = outcomes.get(feat, {}).get("probes", [])
         # the evidence of the probe that gave the feature its outcome

@@ -28,17 +28,6 @@ BASE = "b781ecb"
 TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-clang", "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-6.1",
            "arm64-clang", "arm64-clang-6.1", "debian", "debian-6.12", "debian-arm64", "debian-arm64-6.12",
            "x86_64-gcc-debug"]
-# the per-target files of b781ecb the table replaced: "debian" was the 6.12 kernel then;
-# the 6.1 and arm64 Debian columns are new
-OLD_FILE = {"debian-6.12": "debian", "debian": None, "x86_64-gcc-6.1": None, "x86_64-clang-6.1": None,
-            "arm64-gcc-6.1": None,
-            "arm64-clang-6.1": None, "debian-arm64": None, "debian-arm64-6.12": None}
-# assertions of those files changed on purpose since, each with its reason in expect.table:
-# issue 22, slh's SLH is in the module's own object only (the kernel is not built with it)
-# issue 22, the debug target loads the module with reports=0 (lockdep stays on): mte's
-# probes (KASAN reports) do not run there, and its expectation is gone (None: dropped)
-CHANGED = {"arm64-clang": [("slh protected", "slh unsupported")],
-           "x86_64-gcc-debug": [("mte unsupported", None)]}
 results = []
 
 
@@ -303,20 +292,6 @@ def test_outcome():
           " | ".join(str(e)[:60] for e in errs))
 
 
-def parse_old(text):
-    """[(comment block, next line)] and the set of assertion lines of a per-target file."""
-    pairs, lines, block = [], [], []
-    for line in text.splitlines():
-        if line.startswith("#"):
-            block.append(line)
-            continue
-        if line.strip():
-            lines.append(line)
-            pairs.append((tuple(block), line))
-            block = []
-    return pairs, lines
-
-
 def test_expect():
     path = os.path.join(SCRIPTS, "expect.table")
     try:
@@ -326,52 +301,55 @@ def test_expect():
     full = all(len(r.cells) == len(table.targets) and all(v for v in r.cells.values()) for r in table.rows)
     check("expect-table-cell-every-row-target", full and table.targets == TARGETS,
           f"{len(table.rows)} rows x {len(table.targets)} targets")
-    # every feature of the registry has its one row ("-" where no target judges it yet)
+    # every row is a feature of the registry, once (a feature without a row is predicted)
     # the registry's ids, read as a plain regex of its HP_REGISTRY( lines
     feats = re.findall(r"^\s*HP_REGISTRY\((\w+),",
                        open(os.path.join(TOP, "module", "registry.h")).read(), re.M)
     rows = [r.name for r in table.rows if not r.name.startswith("@")]
-    bad = sorted(set(rows) ^ set(feats)) + sorted({r for r in rows if rows.count(r) > 1})
-    check("expect-table-row-every-feature", not bad,
-          f"{len(rows)} rows, {len(feats)} features" + (f"; not one row each: {bad}" if bad else ""))
-    if old("scripts/expect/x86_64-gcc") is None:
-        return skip("expect-table-folds-old-files", "not a git checkout with b781ecb")
-    lost = []
-    for t in TARGETS:
-        if OLD_FILE.get(t, t) is None:
-            continue
-        before = old(f"scripts/expect/{OLD_FILE.get(t, t)}")
-        if t == "debian-6.12":     # the one line that named the target as it was called then
-            before = before.replace("(make run TARGET=debian):", "(make run TARGET=debian-6.12):")
-        dropped = {o for o, n in CHANGED.get(t, ()) if n is None}
-        for old_line, new_line in CHANGED.get(t, ()):
-            if new_line is not None:
-                before = before.replace(f"\n{old_line}\n", f"\n{new_line}\n")
-        want_pairs, want = parse_old(before)
-        # an assertion dropped on purpose goes with the comment block above it
-        gone = [c for block, line in want_pairs if line in dropped for c in (block or ())]
-        want = [line for line in want if line not in dropped]
-        want_pairs = [(b, line) for b, line in want_pairs if line not in dropped]
-        got_pairs, got = parse_old(table.render(t))
-        # every assertion and directive of before, the same value; every comment line of
-        # before, attached to the same row
-        lost += [f"{t}: {line}" for line in want if line not in got]
-        for block, line in want_pairs:
-            if block and not any(line == gl and set(block) <= set(gb) for gb, gl in got_pairs):
-                lost.append(f"{t}: comment before {line!r}")
-        cw = sorted(x for x in before.splitlines() if x.startswith("#"))
-        for c in gone:
-            if c in cw:
-                cw.remove(c)
-        cg = sorted(x for x in table.render(t).splitlines() if x.startswith("#"))
-        lost += [f"{t}: comment {c!r}" for c in cw if cw.count(c) > cg.count(c)]
-    check("expect-table-folds-old-files", not lost, "; ".join(lost[:3]) or
-          "scripts/expect/<target> of b781ecb: every line kept")
-    # judge's view: the assertions it made before (the same values), directives included
+    bad = sorted(set(rows) - set(feats)) + sorted({r for r in rows if rows.count(r) > 1})
+    check("expect-table-rows-are-features", not bad,
+          f"{len(rows)} rows of {len(feats)} features" + (f"; not a feature, or twice: {bad}" if bad else ""))
+    # on the recorded runs (hptool expect-record of make check's results): no cell repeats
+    # the prediction (deviations only), and the table with the predictions gives each
+    # run's outcomes
+    rec = {}
+    with open(os.path.join(HERE, "expect-recorded.txt")) as f:
+        for ln in f:
+            if ln.strip() and not ln.startswith("#"):
+                t, feat, conf, out = ln.split()
+                rec.setdefault(t, []).append({"feature": feat, "configured_bool": conf == "y", "outcome": out})
+    redundant, wrong, n = [], [], 0
+    for t, fs in rec.items():
+        conf = {f["feature"]: f["configured_bool"] for f in fs}
+        got = {f["feature"]: f["outcome"] for f in fs}
+        for feat, cell in table.expectations(t):
+            if feat in conf and cell == expect.predict(conf[feat]):
+                redundant.append(f"{t} {feat} {cell}")
+        for feat, want, _ in table.expected(t, fs):
+            n += 1
+            if got.get(feat) != want:
+                wrong.append(f"{t} {feat}: table {want}, recorded {got.get(feat, 'missing')}")
+    check("expect-table-deviations-only", len(rec) >= 6 and not redundant,
+          f"{len(rec)} recorded runs" + (": the prediction repeated: " + ", ".join(redundant[:4]) if redundant else ""))
+    check("expect-table-recorded-runs", len(rec) >= 6 and n > 300 and not wrong,
+          f"{n} expectations" + (": " + "; ".join(wrong[:3]) if wrong else ""))
+    # the resolution itself: no row or "." predicted from the configured layer, "-" not
+    # judged, an outcome kept, a row the report lacks kept (its check fails: missing)
+    tb = expect.parse("t", "feature a b\nf1 . unsupported\nf2 - inconclusive\nf9 vulnerable .\n")
+    fs = [{"feature": "f0", "configured_bool": True}, {"feature": "f1", "configured_bool": False},
+          {"feature": "f2", "configured_bool": True}]
+    ga, gb = tb.expected("a", fs), tb.expected("b", fs)
+    check("expect-table-predicts",
+          ga == [("f0", "protected", False), ("f1", "vulnerable", False), ("f9", "vulnerable", True)] and
+          gb == [("f0", "protected", False), ("f1", "unsupported", True), ("f2", "inconclusive", True),
+                 ("f9", "as-configured", True)],
+          "" if ga and gb else "nothing resolved")
+    # judge's view: the directives
     d = [table.directives(t) for t in ("debian", "debian-6.12")]
     check("expect-table-directives", d == [{"@kunit": "skip"}] * 2 and not table.directives("x86_64-gcc"))
     for text, want in (("feature a b\nstack_init protected\n", "1 cells for 2 targets"),
                        ("feature a\nstack_init protectd\n", "'protectd' is not one of"),
+                       ("feature a\n@kunit .\n", "'.' is not one of"),
                        ("# [a c]\n# why\nfeature a\n", "unknown target(s) c"),
                        ("stack_init protected\n", "the first row must be the header")):
         try:
@@ -382,6 +360,40 @@ def test_expect():
         if want not in err:
             return check("expect-table-errors", False, f"{text!r}: {err}")
     check("expect-table-errors", True)
+
+
+def test_stage_timings():
+    from hptool import stage_timings
+    rows, span = stage_timings("100\thost\t-\n160\tW=1\tx86_64-gcc\nnot a line\n400\tW=1\tarm64-clang\n"
+                               "500\thost\t-\n520\tW=1\tx86_64-gcc\n", 600)
+    check("hptool-stage-timings", rows == [("host", "-", 80), ("W=1", "x86_64-gcc", 320), ("W=1", "arm64-clang", 100)]
+          and span == 500 and stage_timings("", 5) == ([], 0), f"{rows} {span}")
+
+
+def test_config_agrees():
+    """judge.py's config-agrees: each CONFIG_X=v a configured layer states is the .config's"""
+    import judge
+    with tempfile.TemporaryDirectory() as d:
+        b = os.path.join(d, "build")
+        os.mkdir(b)
+        with open(os.path.join(b, ".config"), "w") as f:
+            f.write('CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_N=4096\nCONFIG_S="-Wx=5"\n')
+        with open(os.path.join(d, "build-info.txt"), "w") as f:
+            f.write(f"target: t\nbuild_dir: {b}\n")
+
+        def run(configured):
+            lines = []
+            judge.config_agrees(d, [{"feature": "f", "configured": c} for c in configured],
+                                lambda what, ok, detail="": lines.append((what, ok, detail)))
+            return lines
+        good = run(["CONFIG_A=y (STRONG), CONFIG_B=n", "CONFIG_N=4096; x", 'CONFIG_S="-Wx=5"',
+                    "CONFIG_C=n (not in this kernel)", "CONFIG_A: y", "no switch"])
+        bad = run(["CONFIG_A=y CONFIG_B=y:"]), run(["CONFIG_N=65536"]), run(["no Kconfig value"])
+        os.remove(os.path.join(b, ".config"))
+        gone = run(["CONFIG_A=y"])
+    check("judge-config-agrees", good == [("config-agrees", True, "5 Kconfig values stated, 0 not the kernel's")]
+          and [x[0][1] for x in bad] == [False] * 3 and "CONFIG_B=y, .config CONFIG_B=n" in bad[0][0][2]
+          and gone and not gone[0][1] and "no kernel .config" in gone[0][2], f"{good} {bad} {gone}")
 
 
 def test_ktap():
@@ -744,11 +756,21 @@ def test_say():
     """hptool's progress line is lib.sh's hp_say line."""
     import re
     import time
+    st = tempfile.mkdtemp()
     env = dict(os.environ, HP_T0=str(int(time.time()) - 75))
-    p = sh("hp_say build x86_64-gcc kernel and modules; hp_say matrix - 'x y'", env=env)
+    p = sh("hp_say build x86_64-gcc kernel and modules; hp_say matrix - 'x y'",
+           env=dict(env, HP_STAGES=os.path.join(st, "sh")))
     q = subprocess.run([sys.executable, "-c", "import hptool; hptool.say('build', 'x86_64-gcc', "
                         "'kernel and modules'); hptool.say('matrix', '-', 'x y')"],
-                       capture_output=True, text=True, env=dict(env, PYTHONPATH=SCRIPTS))
+                       capture_output=True, text=True,
+                       env=dict(env, PYTHONPATH=SCRIPTS, HP_STAGES=os.path.join(st, "py")))
+    # with HP_STAGES, both append "time<TAB>stage<TAB>target" lines (hptool stage-timings)
+    stages = []
+    for n in ("sh", "py"):
+        with open(os.path.join(st, n)) as f:
+            stages.append([ln.split("\t", 1)[1] for ln in f.read().splitlines()])
+    shutil.rmtree(st)
+    check("say-stages-as-hp-say", stages[0] == stages[1] == ["build\tx86_64-gcc", "matrix\t-"], str(stages))
     strip = [line.split("]", 1)[1] for line in p.stderr.splitlines()]
     check("say-as-hp-say", strip and strip == [line.split("]", 1)[1] for line in q.stderr.splitlines()]
           and all(re.match(r"^\[hardprobe +1m1\ds\] ", line) for line in p.stderr.splitlines() + q.stderr.splitlines()),
@@ -856,6 +878,8 @@ def main():
     test_cache_key()
     test_outcome()
     test_expect()
+    test_config_agrees()
+    test_stage_timings()
     test_ktap()
     test_tally_findings()
     test_kver_tree()
