@@ -61,7 +61,7 @@ matrix:
 
 # render the matrix again from the results already there (no runs)
 matrix-render:
-	@python3 scripts/matrix.py $(if $(TARGETS),--targets "$(TARGETS)")
+	@PYTHONPATH=scripts python3 -m hptool matrix-render $(if $(TARGETS),--targets "$(TARGETS)")
 
 # features turned off (scripts/off-variants): vulnerable, and nothing else changes
 offcheck:
@@ -99,7 +99,7 @@ intree:
 
 # the compiler layer: gcc-12, aarch64 gcc-12, clang-19, clang-22 (those installed)
 ccprobe:
-	@python3 scripts/ccprobe.py $(if $(V),-v)
+	@PYTHONPATH=scripts python3 -m hptool ccprobe $(if $(V),-v)
 
 lint:
 	@scripts/lint.sh

@@ -24,7 +24,7 @@ SMP=${SMP:-4} PANIC_GUESTS=no \
 	CMDLINE="hardprobe.mode=safe hardprobe.reports=0 hardprobe.cycles=${CYCLES:-1000} hardprobe.catches=${CATCHES:-50} ${CMDLINE:-}" \
 	RESULTS=$R BOOT_TIMEOUT=${BOOT_TIMEOUT:-7200} "$HP_TOP/scripts/run.sh" "$t" >"$R/$t.run.log" 2>&1 ||
 	tail -n 20 "$R/$t.run.log" >&2
-checked "$t judge" python3 "$HP_TOP/scripts/judge.py" "$R/$t" "$HP_TOP/scripts/expect.table" "$t"
+checked "$t judge" hp_tool judge "$R/$t" "$HP_TOP/scripts/expect.table" "$t"
 
 # findings: KASAN and other BUG reports, lockdep and RCU splats, kmemleak, hung tasks,
 # warnings on hardprobe's behalf (the rules: scripts/hptool/findings.py)

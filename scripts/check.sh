@@ -116,7 +116,7 @@ for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12; do
 	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
 	fi
-	checked "$t judge" python3 "$HP_TOP/scripts/judge.py" "$HP_TOP/results/$t" "$HP_TOP/scripts/expect.table" "$t"
+	checked "$t judge" hp_tool judge "$HP_TOP/results/$t" "$HP_TOP/scripts/expect.table" "$t"
 	# the kernel's own KTAP parser must accept what we print
 	for f in selftest.ktap fuzz.ktap kunit.ktap trust.ktap ktap.txt; do
 		[[ "$t" == debian* ]] && [ "$f" = kunit.ktap ] && continue
@@ -142,7 +142,7 @@ for v in ${CHECK_VARIANTS:-x86-boot x86-checks slab-debug nomerge kfence}; do
 	else
 		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$vt" >"$O.run.log" 2>&1
 	fi || tail -n 5 "$O.run.log" >&2
-	checked "off $v offcheck" python3 "$HP_TOP/scripts/offcheck.py" "$v" "$HP_TOP/results/$vt" "$O/$vt" "$feats"
+	checked "off $v offcheck" hp_tool offcheck "$v" "$HP_TOP/results/$vt" "$O/$vt" "$feats"
 done
 
 # two runs of one kernel and module (the x86-boot variant turns features off at boot): a CI
@@ -221,7 +221,7 @@ hp_say run x86_64-gcc "boot with lockdown=integrity"
 LD=$HP_TOP/results/lockdown
 RESULTS=$LD CMDLINE="lockdown=integrity hardprobe.mode=lockdown" PANIC_GUESTS=no \
 	"$HP_TOP/scripts/run.sh" x86_64-gcc >"$HP_TOP/results/lockdown.run.log" 2>&1
-checked "lockdown judge" python3 "$HP_TOP/scripts/judge.py" --lockdown "$LD/x86_64-gcc"
+checked "lockdown judge" hp_tool judge --lockdown "$LD/x86_64-gcc"
 
 # the refusal matrix: one guest per setting under which a catch panics, each reading the
 # report and writing every fatal probe with allow_fatal=1 (from a child; from init itself
@@ -240,8 +240,7 @@ while IFS='|' read -r name gmode want cmd; do
 		"$HP_TOP/scripts/run.sh" x86_64-gcc >"$RF/$name.run.log" 2>&1
 	rm -rf "${RF:?}/$name"
 	mv "$RF/x86_64-gcc" "$RF/$name"
-	checked "refusals-$name judge" python3 "$HP_TOP/scripts/judge.py" --refusals \
-		"$RF/$name" "$name" "$want"
+	checked "refusals-$name judge" hp_tool judge --refusals "$name" "$want" "$RF/$name"
 done <<EOF
 taint-die|refusals|all|panic_on_taint=0x80
 taint-warn|refusals|all|panic_on_taint=0x200

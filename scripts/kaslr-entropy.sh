@@ -32,5 +32,5 @@ for i in $(seq 1 "$boots"); do
 		"panic=-1 tsc=unstable hardprobe.target=$name hardprobe.mode=one:kaslr.text ${CMDLINE:-}"
 	timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-kaslr-$i.log" 2>&1 || true
 done
-python3 "$HP_TOP/scripts/kaslr_entropy.py" "$name" "$R"/console-kaslr-*.log | tee "$R/kaslr-entropy.txt"
+hp_tool kaslr-entropy "$name" "$R"/console-kaslr-*.log | tee "$R/kaslr-entropy.txt"
 grep -q "kaslr-across-boots: ok" "$R/kaslr-entropy.txt"

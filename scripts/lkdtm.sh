@@ -39,12 +39,12 @@ make -C "$B" M="$L/src" "${HP_MAKE[@]}" CONFIG_LKDTM=m KCFLAGS="-include $L/src/
 	hp_die "$target: lkdtm.ko build failed (log: $L/build.log)"
 }
 cp "$L/src/lkdtm.ko" "$L/guest/"
-python3 "$HP_TOP/scripts/lkdtm_compare.py" --guest-list "$HP_TOP/scripts/lkdtm/map" "$T" \
+hp_tool lkdtm-guest-list "$HP_TOP/scripts/lkdtm/map" "$T" \
 	"$HP_TOP/scripts/lkdtm/unlisted" >"$L/guest/lkdtm-tests"
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" "$L/guest"
 hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
 	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm"
 hp_say boot "$target" "LKDTM tests in one guest (TCG), timeout ${BOOT_TIMEOUT:-600} s"
 timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-lkdtm.log" 2>&1 || true
-python3 "$HP_TOP/scripts/lkdtm_compare.py" "$R" "$HP_TOP/scripts/lkdtm/map" "$T" \
+hp_tool lkdtm-compare "$R" "$HP_TOP/scripts/lkdtm/map" "$T" \
 	"$HP_TOP/scripts/lkdtm/unlisted" | tee "$R/lkdtm-compare.txt"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # hardprobe matrix (make matrix): scripts/run.sh for each target, one after another (each
 # run also writes the cost per feature, bench.json), then the compiler layer
-# (scripts/ccprobe.py, where it exists), then scripts/matrix.py: results/matrix.md,
+# (hptool ccprobe), then hptool matrix-render: results/matrix.md,
 # matrix.html, matrix.json.
 # usage: matrix.sh [TARGET...]
 #   env: TARGETS (default: x86_64-gcc x86_64-clang arm64-gcc arm64-clang),
@@ -84,7 +84,7 @@ for t in "${targets[@]}"; do
 			reason="failed at stage $stage (exit $rc)${reason:+: $reason}; see $log"
 		fi
 	fi
-	# the cost per feature: run.sh writes bench.json (scripts/bench.py) when the module's
+	# the cost per feature: run.sh writes bench.json (hptool bench) when the module's
 	# bench ran; without it the cost shows —
 	if [ "$rc" = 0 ] && [ ! -f "$R/bench.json" ]; then
 		hp_say matrix "$t" "target $i/$n: no bench.json (cost: —); see $R/bench-table.txt"
@@ -101,23 +101,21 @@ for t in "${targets[@]}"; do
 done
 
 # the compiler layer: what each target's compiler accepts and emits
-if [ -f "$HP_TOP/scripts/ccprobe.py" ]; then
-	ccs=()
-	for t in "${bases[@]}"; do
-		( hp_target "$t" ) >/dev/null 2>&1 || continue
-		read -r arch comp <<<"$(hp_tool arch-compiler "$t")"
-		ccs+=("$comp/$arch")	# ccprobe.py's compiler ids
-	done
-	mapfile -t ccs < <(printf '%s\n' "${ccs[@]}" | awk 'NF && !seen[$0]++')
-	hp_say matrix - "compiler layer: scripts/ccprobe.py ${ccs[*]}"
-	rm -f "$RES/compiler.json"
-	python3 "$HP_TOP/scripts/ccprobe.py" -o "$RES/compiler.json" --compilers "$(IFS=,; echo "${ccs[*]}")" \
-		>"$RES/ccprobe.log" 2>&1 ||
-		hp_say matrix - "ccprobe.py failed (the compiler layer shows —); see $RES/ccprobe.log"
-fi
+ccs=()
+for t in "${bases[@]}"; do
+	( hp_target "$t" ) >/dev/null 2>&1 || continue
+	read -r arch comp <<<"$(hp_tool arch-compiler "$t")"
+	ccs+=("$comp/$arch")	# hptool ccprobe's compiler ids
+done
+mapfile -t ccs < <(printf '%s\n' "${ccs[@]}" | awk 'NF && !seen[$0]++')
+hp_say matrix - "compiler layer: hptool ccprobe ${ccs[*]}"
+rm -f "$RES/compiler.json"
+hp_tool ccprobe -o "$RES/compiler.json" --compilers "$(IFS=,; echo "${ccs[*]}")" \
+	>"$RES/ccprobe.log" 2>&1 ||
+	hp_say matrix - "hptool ccprobe failed (the compiler layer shows —); see $RES/ccprobe.log"
 
 hp_say matrix - "rendering $RES/matrix.md, matrix.html, matrix.json"
-python3 "$HP_TOP/scripts/matrix.py" --results "$RES" --targets "${targets[*]}" || exit 1
+hp_tool matrix-render --results "$RES" --targets "${targets[*]}" || exit 1
 echo "matrix: $RES/matrix.md"
 echo "matrix: $RES/matrix.html"
 echo "matrix: $RES/matrix.json"

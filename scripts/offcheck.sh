@@ -3,7 +3,7 @@
 # hardprobe offcheck (make offcheck [OFF=name,...]): for each variant of
 # scripts/off-variants, boot the target as it is and with the features turned off (boot
 # parameters, or a config fragment: that one is a kernel build of its own), then
-# scripts/offcheck.py: the features turned off must come out vulnerable, all others as
+# hptool offcheck: the features turned off must come out vulnerable, all others as
 # on the base run. Results in results/off/<name>/; prints "check off-..." lines.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +28,7 @@ while IFS=$'\t' read -r name target kind value feats; do
 	else
 		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$target" >"$O/run.log" 2>&1
 	fi || tail -n 5 "$O/run.log" >&2
-	python3 "$HP_TOP/scripts/offcheck.py" "$name" "$HP_TOP/results/off/base/$target" \
+	hp_tool offcheck "$name" "$HP_TOP/results/off/base/$target" \
 		"$O/$target" "$feats" || fail=1
 done <<<"$variants"
 exit $fail

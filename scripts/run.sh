@@ -90,7 +90,7 @@ stage boot
 panics=
 export PANIC_GUESTS=${PANIC_GUESTS:-yes}
 [ "$PANIC_GUESTS" = no ] ||
-	panics=$(python3 "$HP_TOP/scripts/collect.py" panic-probes "$R/console.log" || true)
+	panics=$(hp_tool panic-probes "$R/console.log" || true)
 if [ -n "$panics" ]; then
 	hp_say fatal "$name" "panicking probes, one guest each: $panics"
 	for p in $panics; do
@@ -117,6 +117,6 @@ fi
 	echo "accel: $([ "$HP_KVM" = yes ] && echo kvm || echo tcg)"
 	echo "cmdline: $cmdline"
 } >"$R/build-info.txt"
-python3 "$HP_TOP/scripts/collect.py" collect "$R" "$name"
+hp_tool collect "$R" "$name"
 # the cost per feature (module debugfs "bench" + the variants' code sizes): bench.json
-python3 "$HP_TOP/scripts/bench.py" "$R" "$M" >"$R/bench-table.txt" 2>&1 || true
+hp_tool bench "$R" "$M" >"$R/bench-table.txt" 2>&1 || true

@@ -8,7 +8,7 @@
 # saw as C defines into OUT, which module/layout/layout.c includes: the results join the
 # report as probes of the fallthrough, stack_clash, lto and function_sections features.
 # The fallthrough and stack_clash checks are module/layout/buildprobe/checks.sh's, which
-# scripts/ccprobe.py runs on the host compilers too.
+# scripts/hptool/ccprobe.py runs on the host compilers too.
 # usage: layout_build.sh OUT LOGDIR SRCDIR CORE_O FNS_O "CC" "OBJDUMP" "CC_FLAGS_LTO" FLAGS...
 set -u
 export LC_ALL=C
@@ -35,7 +35,7 @@ ccver=$(run_cc --version 2>/dev/null | head -n 1)
 ftflag=$(printf '%s\n' "${flags[@]}" | grep -E '^-W(no-)?implicit-fallthrough' | tr '\n' ' ')
 scflag=$(printf '%s\n' "${flags[@]}" | grep -E 'stack-clash-protection' | tr '\n' ' ')
 
-# fallthrough and stack_clash: the checks scripts/ccprobe.py runs on the host compilers too
+# fallthrough and stack_clash: the checks scripts/hptool/ccprobe.py runs on the host compilers too
 # (rc_plain, n_plain, msg_plain, ..., sc_kernel_small, ..., scerr: see checks.sh)
 . "$src/buildprobe/checks.sh"
 hp_bp_fallthrough "$dir" "$cc" "${flags[@]}"

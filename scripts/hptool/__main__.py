@@ -1,6 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """python3 -m hptool <subcommand> ...  (PYTHONPATH=scripts; the bench's shell scripts call it)
 
+  judge RESULTS_DIR TABLE [TARGET] | --lockdown DIR | --refusals SETTING all|any DIR
+                                judge a results directory ("check" lines; hptool judge -h)
+  collect RESULTS_DIR TARGET    split a guest's console.log into the results files
+  panic-probes CONSOLE_LOG      the probes that panic (each gets a guest of its own)
+  bench RESULTS_DIR MODULE_BUILD_DIR   the cost table of the code-changing features
+  ccprobe [-o FILE] [-v] ...    what each installed compiler accepts and emits (make ccprobe)
+  matrix-render [--results DIR] [--targets "T ..."]   results/matrix.{md,html,json}
+  khc-join KHC_JSON REPORT_JSON [--all]   kernel-hardening-checker's checks beside outcomes
+  khc-coverage [--list]         the k-h-c checks hardprobe verifies at runtime
+  kaslr-entropy NAME CONSOLE... the kernel text's offset across boots (make kaslr)
+  lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
+  lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
+  offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
+
   target NAME [--kdir DIR]      shell assignments HP_ARCH HP_COMPILER HP_FRAGS HP_CC HP_MAKE
                                 (KDIR: a kernel the bench did not configure, from its .config)
   matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
@@ -70,11 +84,26 @@ def opt(args, name, default=None):
     return default
 
 
+# the subcommands of a module of their own: "module.function", each parsing its arguments
+# with argparse (hptool SUBCOMMAND -h)
+COMMANDS = {
+    "judge": "judge.cli", "collect": "collect.cli", "panic-probes": "collect.cli_panic_probes",
+    "bench": "bench.cli", "ccprobe": "ccprobe.main", "matrix-render": "matrix.main",
+    "khc-join": "khc_join.main", "khc-coverage": "khc_coverage.main",
+    "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
+    "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
+}
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         return 2
     cmd, args = argv[0], list(argv[1:])
+    if cmd in COMMANDS:
+        import importlib
+        mod, fn = COMMANDS[cmd].split(".")
+        return getattr(importlib.import_module(f".{mod}", __package__), fn)(args)
     if cmd == "target":
         kdir = opt(args, "--kdir")
         t = targets.from_config(args[0], kdir) if kdir else targets.resolve(args[0])

@@ -5,7 +5,7 @@ comment.
 
 The prediction is the rule the outcome vocabulary states: configured -> protected, not
 configured -> vulnerable, "configured" being the module's configured layer in report.json
-("configured_bool"; judge.py checks every Kconfig value that layer states against the
+("configured_bool"; hptool judge checks every Kconfig value that layer states against the
 kernel's own .config). A feature with no row, or a "." cell, is expected as predicted.
 
 Format: comment lines (#) before the header row document the table; among them a block

@@ -3,8 +3,8 @@
 verifies at runtime, from scripts/khc-options ("feature_id option option ..." lines, "#"
 comments). An option may carry "@x86_64" or "@arm64" when the feature verifies it on
 that architecture only (k-h-c reports "arm64.nopauth" on x86_64 too, where pac_ret is
-unsupported by construction). collect.py writes the result into each feature of
-report.json as "verifies"; khc_join.py reads it back, or this file when it is absent.
+unsupported by construction). hptool collect writes the result into each feature of
+report.json as "verifies"; hptool khc-join reads it back, or this file when it is absent.
 
 Besides the registry's features, khc-options lists the kselftest runner's user-space
 checks (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>:

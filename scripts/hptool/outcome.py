@@ -5,7 +5,7 @@ The module holds the rules (the ranking of outcomes and the expectation -> KTAP 
 report.json carries them:
   "rules": {"rank": ["not_run", "unsupported", "protected", "inconclusive", "vulnerable", "error"],
             "ktap": [{"outcome": ..., "known_gap": bool, "configured": bool, "ktap": "ok"|"not ok"|"skip"|"error"}, ...]}
-This is the one copy on the host: collect.py, judge.py and matrix.py look them up here,
+This is the one copy on the host: hptool collect, hptool judge and hptool matrix-render look them up here,
 never in a table of their own. A report without rules (an older module) is an error.
 """
 

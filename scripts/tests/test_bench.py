@@ -15,7 +15,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, SCRIPTS)
-import collect  # noqa: E402
+# the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
+os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+HPTOOL = [sys.executable, "-m", "hptool"]
+from hptool import collect  # noqa: E402
 from hptool import kconfig, ktap  # noqa: E402
 
 LOG = open(os.path.join(HERE, "recorded-x86_64-gcc.log"), errors="replace").read()
@@ -37,7 +40,7 @@ def run_collect(console, extra=None):
     for name, text in (extra or {}).items():
         with open(os.path.join(rdir, name), "w") as f:
             f.write(text)
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "collect.py"), "collect",
+    p = subprocess.run([*HPTOOL, "collect",
                         rdir, "x86_64-gcc"], capture_output=True, text=True)
     return d, rdir, p
 
@@ -50,7 +53,7 @@ def kaslr_console(outcome, evidence):
 
 
 def test_kaslr_entropy():
-    """scripts/kaslr_entropy.py: the text moved between boots, or it did not"""
+    """scripts/hptool/kaslr_entropy.py: the text moved between boots, or it did not"""
     moved = "the kernel's text starts {} MiB off its link address; control: kallsyms names _printk"
     fixed0 = "the kernel's text starts at its link address 0xffffffff81000000 (offset 0)"
     cases = {
@@ -72,7 +75,7 @@ def test_kaslr_entropy():
                 paths.append(os.path.join(d, f"console-kaslr-{i}.log"))
                 with open(paths[-1], "w") as f:
                     f.write(text)
-            p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "kaslr_entropy.py"), "t"] + paths,
+            p = subprocess.run([*HPTOOL, "kaslr-entropy", "t"] + paths,
                                capture_output=True, text=True)
         last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
         check(f"kaslr-entropy-{name}", p.returncode == want_rc and want in p.stdout,
@@ -116,7 +119,7 @@ def main():
     d, rdir, p = run_collect(cut)
     check("timeout-fails-run", p.returncode != 0 and "TIMEOUT" in p.stderr, p.stderr.strip())
     check("timeout-keeps-partial", os.path.exists(os.path.join(rdir, "report.json")))
-    j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+    j = subprocess.run([*HPTOOL, "judge", rdir,
                         os.path.join(SCRIPTS, "expect.table"), "x86_64-gcc"],
                        capture_output=True, text=True)
     check("timeout-judged-fail", j.returncode != 0 and "guest-finished: FAIL" in j.stdout)
@@ -136,7 +139,7 @@ def main():
     # a "not ok" in the module's KTAP is a failure of the judge
     bad = LOG.replace("ok 1 stack_init\n", "not ok 1 stack_init\n", 1)
     d, rdir, p = run_collect(bad)
-    j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+    j = subprocess.run([*HPTOOL, "judge", rdir,
                         os.path.join(SCRIPTS, "expect.table"), "x86_64-gcc"],
                        capture_output=True, text=True)
     check("not-ok-judged-fail", j.returncode != 0 and "report-ktap: FAIL" in j.stdout)
@@ -146,7 +149,7 @@ def main():
     # judge fails the rules check; neither falls back to a copy of the rules
     older = re.sub(r'\n"rules":\{.*?\},(\r?\n"features")', r"\n\1", LOG, count=1, flags=re.S)
     d, rdir, p = run_collect(older, {"console-stack_canary.smash.log": SMASH})
-    j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+    j = subprocess.run([*HPTOOL, "judge", rdir,
                         os.path.join(SCRIPTS, "expect.table"), "x86_64-gcc"],
                        capture_output=True, text=True)
     check("no-rules-refused", older != LOG and p.returncode != 0 and 'has no "rules"' in p.stderr
@@ -219,7 +222,7 @@ WRITE_RO
 
 
 def lkdtm_case(runs, outcome):
-    """lkdtm_compare.py on a one-row map (stack_canary) and a synthetic LKDTM console."""
+    """hptool lkdtm-compare on a one-row map (stack_canary) and a synthetic LKDTM console."""
     d = tempfile.mkdtemp(prefix="hp-test-")
     rdir = os.path.join(d, "arm64-clang")
     os.makedirs(rdir)
@@ -238,7 +241,7 @@ def lkdtm_case(runs, outcome):
         f.write("stack_canary      REPORT_STACK_CANARY\n")
     with open(tt, "w") as f:
         f.write(TESTS_TXT)
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lkdtm_compare.py"), rdir, mp, tt],
+    p = subprocess.run([*HPTOOL, "lkdtm-compare", rdir, mp, tt],
                        capture_output=True, text=True)
     shutil.rmtree(d)
     return p
@@ -246,7 +249,7 @@ def lkdtm_case(runs, outcome):
 
 def lkdtm_tests_txt():
     """LKDTM's tests.txt read as its run.sh reads it; the guest's list from it and the map."""
-    import lkdtm_compare
+    from hptool import lkdtm_compare
     t = lkdtm_compare.lkdtm_tests(TESTS_TXT)
     good = (t["PANIC"] == {"skip": "crashes entire system", "repeat": 0, "expect": None} and
             t["LOOP"]["skip"] == "Hangs the system" and

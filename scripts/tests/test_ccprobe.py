@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host-side tests of the compiler layer (scripts/ccprobe.py) on this machine's compilers.
+"""Host-side tests of the compiler layer (scripts/hptool/ccprobe.py) on this machine's compilers.
 
 Asserts facts that must hold with the Debian compilers the bench installs and that a broken
 probe would get wrong. Prints one "check host <name>: ok|FAIL|SKIP" line per test; exit 1 on
@@ -16,7 +16,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, SCRIPTS)
-import ccprobe  # noqa: E402
+# the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
+os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+HPTOOL = [sys.executable, "-m", "hptool"]
+from hptool import ccprobe  # noqa: E402
 
 # the feature ids of DESIGN.md's catalogue that have a compiler side
 DESIGN_IDS = {"stack_init", "zero_call_regs", "stack_canary", "kcfi", "ibt", "bti", "pac_ret",
@@ -36,7 +39,7 @@ def check(name, ok, detail=""):
 
 def main():
     out = tempfile.mktemp(prefix="hp-compiler-", suffix=".json")
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ccprobe.py"), "-o", out],
+    p = subprocess.run([*HPTOOL, "ccprobe", "-o", out],
                        capture_output=True, text=True)
     check("runs", p.returncode == 0 and os.path.exists(out),
           p.stderr.strip()[-200:] if p.returncode else "")

@@ -22,6 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
+# the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
+os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+HPTOOL = [sys.executable, "-m", "hptool"]
 from hptool import Error, expect, findings, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
@@ -245,7 +248,7 @@ def test_cache_key():
 
 
 def old_ktap_of(o, known_gap, configured):
-    """collect.py's copy of the module's hp_expect(), as it was (b781ecb)."""
+    """hptool collect's copy of the module's hp_expect(), as it was (b781ecb)."""
     if o == "protected":
         return "ok"
     if o == "vulnerable":
@@ -371,8 +374,8 @@ def test_stage_timings():
 
 
 def test_config_agrees():
-    """judge.py's config-agrees: each CONFIG_X=v a configured layer states is the .config's"""
-    import judge
+    """hptool judge's config-agrees: each CONFIG_X=v a configured layer states is the .config's"""
+    from hptool import judge
     with tempfile.TemporaryDirectory() as d:
         b = os.path.join(d, "build")
         os.mkdir(b)
@@ -397,7 +400,7 @@ def test_config_agrees():
 
 
 def test_ktap():
-    import collect  # noqa: E402
+    from hptool import collect  # noqa: E402
     oldjudge = old("scripts/judge.py")
     try:
         ktap.parser()
@@ -720,7 +723,7 @@ def test_offvariants():
 
 
 def test_offcheck():
-    """offcheck.py: a feature turned off goes protected -> vulnerable, one turned on (+feature)
+    """hptool offcheck: a feature turned off goes protected -> vulnerable, one turned on (+feature)
     vulnerable -> protected; the wrong direction, and any other feature that changes, fail."""
     def rep(d, outcomes):
         os.makedirs(d)
@@ -728,7 +731,7 @@ def test_offcheck():
             json.dump({"features": [{"feature": k, "outcome": v, "probes": []} for k, v in outcomes.items()]}, f)
 
     def run(base, var, feats):
-        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "offcheck.py"), "t", base, var, feats],
+        p = subprocess.run([*HPTOOL, "offcheck", "t", base, var, feats],
                            capture_output=True, text=True)
         return p.returncode, p.stdout
 

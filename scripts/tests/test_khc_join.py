@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the join with kernel-hardening-checker (k-h-c): scripts/khc-options
-against the registry and k-h-c's check list, collect.py's "verifies", khc_join.py on
+against the registry and k-h-c's check list, hptool collect's "verifies", hptool khc-join on
 a recorded k-h-c JSON, a recorded report.json and the selftest.ktap beside it
-(scripts/tests/khc/), checks.txt against k-h-c v0.6.17.1's own lists and khc_join.py on
+(scripts/tests/khc/), checks.txt against k-h-c v0.6.17.1's own lists and hptool khc-join on
 its real outputs (at $KHC_LISTS or <repo>/../shared/khc; skipped without them), a
 renamed Kconfig option joined under either name, and
-khc_coverage.py's figures recounted here.
+hptool khc-coverage's figures recounted here.
 
 The expected rows are computed here from the two recorded files and khc-options by a
 second, plain reading, never written down. Prints one "check host <name>: ok|FAIL"
@@ -27,7 +27,9 @@ SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 DATA = os.path.join(HERE, "khc")
 sys.path.insert(0, SCRIPTS)
-import collect  # noqa: E402
+# the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
+os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+HPTOOL = [sys.executable, "-m", "hptool"]
 from hptool import khc  # noqa: E402
 
 # k-h-c v0.6.17.1's own check lists (-p X86_64|ARM64 -m json) and real -m json runs
@@ -50,7 +52,7 @@ def skip(name, why):
 
 
 def join(khc_json, report, *extra):
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "khc_join.py"), khc_json, report,
+    p = subprocess.run([*HPTOOL, "khc-join", khc_json, report,
                         *extra], capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout, p.stderr
 
@@ -194,7 +196,7 @@ def test_options():
     os.unlink(f.name)
     check("khc-kselftest-names-one-shape", refused == list(bad_defs) and good == ["policy.x"],
           f"refused: {', '.join(refused)}; read {good}")
-    from khc_coverage import read_checks
+    from hptool.khc_coverage import read_checks
     checks = read_checks()
     known = {c["name"]: c for c in checks}
     bad = sorted({o for v in opts.values() for o, _ in v if o not in known})
@@ -219,12 +221,12 @@ def test_options():
 
 
 def test_collect_verifies():
-    """collect.py writes each feature's "verifies" into the report.json it finalizes."""
+    """hptool collect writes each feature's "verifies" into the report.json it finalizes."""
     log = open(os.path.join(HERE, "recorded-x86_64-gcc.log")).read()
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "console.log"), "w") as f:
             f.write(log)
-        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "collect.py"), "collect", d,
+        p = subprocess.run([*HPTOOL, "collect", d,
                             "x86_64-gcc"], capture_output=True, text=True, timeout=120)
         try:
             rep = json.load(open(os.path.join(d, "report.json")))
@@ -311,7 +313,7 @@ def test_join():
         lh = rows(out10).get(("CONFIG_LIST_HARDENED", "OK"))
         check("khc-join-feature-not-run", lh == ("list_hardening=not_run", "")
               and rows(out10) == expected(checks, nr), str(lh))
-        # the same join from a report that carries "verifies" (as collect.py writes it)
+        # the same join from a report that carries "verifies" (as hptool collect writes it)
         shutil.copy(SELFTEST, os.path.join(d, "selftest.ktap"))
         annotated = khc.annotate(copy.deepcopy(report))
         json.dump(annotated, open(path, "w"))
@@ -393,7 +395,7 @@ def list_problems(lines, lists):
 def test_khc_lists():
     """checks.txt is k-h-c KHC_VERSION's list: every check of -p X86_64 and -p ARM64, as
     the JSON names it, and nothing else."""
-    from khc_coverage import read_checks
+    from hptool.khc_coverage import read_checks
     names = ("khc-list-names", "khc-list-lines", "khc-list-control")
     lists, why = khc_lists()
     if lists is None:
@@ -458,7 +460,7 @@ def test_join_renamed():
         json.dump(report, open(path, "w"))
         _, out_new, _ = join(new_json, path)
         _, out_old, _ = join(KHC, path)
-        # a report whose "verifies" collect.py wrote before khc-options said CONFIG_KSTACK_ERASE
+        # a report whose "verifies" hptool collect wrote before khc-options said CONFIG_KSTACK_ERASE
         ann = khc.annotate(copy.deepcopy(report))
         for f in ann["features"]:
             if f["feature"] == "stack_erase":
@@ -491,8 +493,8 @@ def test_join_renamed():
 
 
 def test_coverage():
-    from khc_coverage import read_checks
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "khc_coverage.py")],
+    from hptool.khc_coverage import read_checks
+    p = subprocess.run([*HPTOOL, "khc-coverage"],
                        capture_output=True, text=True, timeout=60)
     names = {o.split("@")[0] for line in open(khc.OPTIONS) for o in line.split("#")[0].split()[1:]}
     names |= {o for n in list(names) for o in plain_renames().get(n, [])}

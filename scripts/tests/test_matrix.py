@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host-side tests of the matrix renderer (scripts/matrix.py) and make matrix's driver
+"""Host-side tests of the matrix renderer (scripts/hptool/matrix.py) and make matrix's driver
 (scripts/matrix.sh) on recorded results, without booting anything; and a look at the HTML
 in headless Chromium.
 
@@ -22,7 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 FIXTURES = os.path.join(HERE, "matrix")
 sys.path.insert(0, SCRIPTS)
-import matrix  # noqa: E402
+# the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
+os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+HPTOOL = [sys.executable, "-m", "hptool"]
+from hptool import matrix  # noqa: E402
 
 results = []
 
@@ -33,7 +36,7 @@ def check(name, ok, detail=""):
 
 
 def render(rdir, out, targets=None):
-    cmd = [sys.executable, os.path.join(SCRIPTS, "matrix.py"), "--results", rdir, "--out", out]
+    cmd = [*HPTOOL, "matrix-render", "--results", rdir, "--out", out]
     if targets:
         cmd += ["--targets", " ".join(targets)]
     return subprocess.run(cmd, capture_output=True, text=True)
@@ -175,7 +178,7 @@ def colour_counts(path, palette, tol=4):
 
 def synthetic(rdir):
     """add the recorded compiler.json and a failed target next to the recorded results."""
-    # the compiler layer as scripts/ccprobe.py wrote it (a real run, recorded)
+    # the compiler layer as scripts/hptool/ccprobe.py wrote it (a real run, recorded)
     shutil.copy(os.path.join(HERE, "matrix-compiler.json"), os.path.join(rdir, "compiler.json"))
     os.makedirs(os.path.join(rdir, "arm64-gcc"), exist_ok=True)
     with open(os.path.join(rdir, "arm64-gcc", "matrix-status.json"), "w") as f:
@@ -281,7 +284,7 @@ def main(argv):
     m = re.search(r"<!-- matrix:begin -->\n(.*?)\n<!-- matrix:end -->", readme, re.S)
     check("readme-matrix-current", m is not None and m.group(1).strip() == table.strip(),
           "" if m and m.group(1).strip() == table.strip() else
-          "Documentation/bench.md's matrix differs from matrix.py on scripts/tests/matrix: paste the table of results/matrix.md")
+          "Documentation/bench.md's matrix differs from hptool matrix-render on scripts/tests/matrix: paste the table of results/matrix.md")
 
     # 2. with a bench.json, a compiler.json and a target whose run failed
     rdir = os.path.join(tmp, "results")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The bench cannot pass by losing checks: each mutation of a run below must make the
-pipeline fail (make check's `checked` and `hptool tally`, collect.py, judge.py), and the
+pipeline fail (make check's `checked` and `hptool tally`, hptool collect, hptool judge), and the
 run unmutated must pass.
 
 The run is the recorded x86_64-gcc guest log (recorded-x86_64-gcc.log, its panicking
@@ -27,7 +27,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
-import collect  # noqa: E402
+# the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
+os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+HPTOOL = [sys.executable, "-m", "hptool"]
+from hptool import collect  # noqa: E402
 from hptool import expect, outcome  # noqa: E402
 
 TARGET = "x86_64-gcc"
@@ -123,11 +126,11 @@ class Run:
                 with open(os.path.join(rdir, f"console-{name}.log"), "w") as f:
                     f.write(text)
             env = {k: v for k, v in os.environ.items() if k != "PANIC_GUESTS"}
-            c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "collect.py"), "collect", rdir, TARGET],
+            c = subprocess.run([*HPTOOL, "collect", rdir, TARGET],
                                capture_output=True, text=True, env=env)
             if mutate:
                 mutate(rdir)
-            j = subprocess.run([sys.executable, os.path.join(SCRIPTS, "judge.py"), rdir,
+            j = subprocess.run([*HPTOOL, "judge", rdir,
                                 table(LOG, d), TARGET], capture_output=True, text=True, env=env)
         finally:
             shutil.rmtree(d)

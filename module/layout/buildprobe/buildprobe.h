@@ -2,7 +2,7 @@
 /*
  * hardprobe build-time probes: the functions of the C files next to this
  * header, which checks.sh compiles during the module build (never linked)
- * and, for scripts/ccprobe.py, with the host compilers.
+ * and, for scripts/hptool/ccprobe.py, with the host compilers.
  */
 #ifndef _HARDPROBE_BUILDPROBE_H
 #define _HARDPROBE_BUILDPROBE_H

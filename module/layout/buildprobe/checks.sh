@@ -3,7 +3,7 @@
 # hardprobe build-time checks of two compiler features, written once for both their users:
 # module/layout/layout_build.sh sources this file and runs them with kbuild's compiler and the
 # flags of a module C file (the fallthrough and stack_clash probes of the report), and
-# scripts/ccprobe.py runs it as a script with each host compiler and kernel-like flags
+# scripts/hptool/ccprobe.py runs it as a script with each host compiler and kernel-like flags
 # (the compiler layer).
 #
 # hp_bp_fallthrough LOGDIR "CC" FLAGS...

@@ -3,7 +3,7 @@
  * hardprobe build-time probe (fallthrough): never linked into the module.
  * module/layout/buildprobe/checks.sh compiles it three times with the
  * kernel's own flags (in the module build) or a host compiler's
- * (scripts/ccprobe.py): as is (the unannotated fall-through from case 0 must
+ * (scripts/hptool/ccprobe.py): as is (the unannotated fall-through from case 0 must
  * warn), with -DHP_FT_ANNOTATE (the kernel's `fallthrough;` must silence it)
  * and, as the positive control, as is plus -Wno-implicit-fallthrough (no
  * warning: the warning is that flag's doing).

@@ -3,7 +3,7 @@
  * hardprobe build-time probe (stack_clash): never linked into the module.
  * module/layout/buildprobe/checks.sh compiles it to assembly with the
  * kernel's own flags (in the module build; a host compiler's kernel-like
- * flags for scripts/ccprobe.py), which end in -fno-stack-clash-protection,
+ * flags for scripts/hptool/ccprobe.py), which end in -fno-stack-clash-protection,
  * and again with -fstack-clash-protection added, and counts the stack probes
  * in each function's prologue. Two frames: 3 pages (probed page by page where the
  * probe interval is a page: x86_64, clang arm64) and 24 pages (past GCC

@@ -1,21 +1,20 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe bench: the cost of each code-changing feature, from one guest run.
 
-usage: bench.py RESULTS_DIR MODULE_BUILD_DIR
+usage: hptool bench RESULTS_DIR MODULE_BUILD_DIR
 Reads RESULTS_DIR/bench.txt (the module's debugfs "bench": timings of the same
 workload built with and without each feature) and the workload variants'
 objects under MODULE_BUILD_DIR/src/module/bench/ (exact code size of each
 variant's function, from the ELF symbol table: readelf), writes RESULTS_DIR/bench.json
 and prints a table.
 """
+import argparse
 import json
 import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hptool import symbols  # noqa: E402
+from . import symbols
 
 LINE = re.compile(r"^bench (\S+) (\S+) (\S+) (.*)$")
 
@@ -90,8 +89,9 @@ def main(rdir, mdir):
     return 0
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+def cli(args):
+    ap = argparse.ArgumentParser(prog="hptool bench", description=__doc__.splitlines()[0])
+    ap.add_argument("results_dir")
+    ap.add_argument("module_build_dir")
+    a = ap.parse_args(args)
+    return main(a.results_dir, a.module_build_dir)

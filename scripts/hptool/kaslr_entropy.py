@@ -1,17 +1,16 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe kaslr across boots: where the kernel's text was at each boot, from the
 consoles of one-probe guests that ran kaslr.text (scripts/kaslr-entropy.sh).
 
-usage: kaslr_entropy.py NAME CONSOLE...
+usage: hptool kaslr-entropy NAME CONSOLE...
 
 Prints one line per boot, then the summary and one check line: ok when every boot
 found the text and at least two boots put it at different offsets (a fixed offset,
 zero or not, is no randomization); a boot that did not judge kaslr.text is a FAIL.
 """
+import argparse
 import math
 import re
-import sys
 
 # the one-probe guest's "cat run" line (the kernel log has no evidence: it may hold the offset)
 RESULT = re.compile(r"^kaslr\.text (\w+) (.*?)\r?$", re.M)
@@ -46,11 +45,12 @@ def summary(name, offsets):
 
 
 def main(argv):
-    if len(argv) < 3:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    name, offsets = argv[1], []
-    for n, path in enumerate(argv[2:], 1):
+    ap = argparse.ArgumentParser(prog="hptool kaslr-entropy", description=__doc__.splitlines()[0])
+    ap.add_argument("name")
+    ap.add_argument("consoles", nargs="+", metavar="CONSOLE")
+    a = ap.parse_args(argv)
+    name, offsets = a.name, []
+    for n, path in enumerate(a.consoles, 1):
         try:
             text = open(path, errors="replace").read()
         except OSError as e:
@@ -62,7 +62,3 @@ def main(argv):
     lines, ok = summary(name, offsets)
     print("\n".join(lines))
     return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

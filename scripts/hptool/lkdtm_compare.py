@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe vs LKDTM on the same kernel.
 
-usage: lkdtm_compare.py RESULTS_DIR MAP TESTS_TXT [UNLISTED]
-       lkdtm_compare.py --guest-list MAP TESTS_TXT [UNLISTED]
+usage: hptool lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]
+       hptool lkdtm-guest-list MAP TESTS_TXT [UNLISTED]
                                    (the tests the guest runs: "TEST REPEAT")
 MAP is hardprobe's side only: which LKDTM test exercises which hardprobe feature,
 or which probe of it ("feature.probe": that probe's outcome is compared; rows
@@ -22,13 +21,13 @@ expected text; "XFAIL"/"FAIL" lines mean the kernel did not catch it), and
 compares the verdict per feature with hardprobe's outcome in
 RESULTS_DIR/report.json. Prints a table; exits 1 if they disagree anywhere.
 """
+import argparse
 import json
 import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collect import frames, read  # noqa: E402
+from .collect import frames, read
 
 TS = re.compile(r"^\[\s*[0-9.]+\]\s?")
 
@@ -222,13 +221,23 @@ def main(rdir, map_path, tests_path, unlisted_path=None):
     return 1 if bad else 0
 
 
-if __name__ == "__main__":
-    if len(sys.argv) in (4, 5) and sys.argv[1] == "--guest-list":
-        print("\n".join(guest_list(hardprobe_map(read(sys.argv[2])),
-                                   all_tests(read(sys.argv[3]),
-                                             read(sys.argv[4]) if len(sys.argv) == 5 else None))))
-        sys.exit(0)
-    if len(sys.argv) not in (4, 5):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    sys.exit(main(*sys.argv[1:]))
+def cli(args):
+    ap = argparse.ArgumentParser(prog="hptool lkdtm-compare", description=__doc__.splitlines()[0])
+    ap.add_argument("results_dir")
+    ap.add_argument("map")
+    ap.add_argument("tests_txt")
+    ap.add_argument("unlisted", nargs="?")
+    a = ap.parse_args(args)
+    return main(a.results_dir, a.map, a.tests_txt, a.unlisted)
+
+
+def cli_guest_list(args):
+    """the tests the LKDTM guest runs: "TEST REPEAT" lines"""
+    ap = argparse.ArgumentParser(prog="hptool lkdtm-guest-list", description=cli_guest_list.__doc__)
+    ap.add_argument("map")
+    ap.add_argument("tests_txt")
+    ap.add_argument("unlisted", nargs="?")
+    a = ap.parse_args(args)
+    print("\n".join(guest_list(hardprobe_map(read(a.map)),
+                               all_tests(read(a.tests_txt), read(a.unlisted) if a.unlisted else None))))
+    return 0

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe offcheck: a kernel with some features turned off (boot parameters or a
 config fragment) against the same kernel with them on. The features turned off must
@@ -11,12 +10,12 @@ protected on the variant. The same pair of kernels, read the other way round. A 
 written *feature is a CPU bug the variant forces on a CPU the kernel calls not affected
 (retbleed=force): unsupported on the base run, protected on the variant.
 
-usage: offcheck.py NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
+usage: hptool offcheck NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
   BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
 Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature."""
+import argparse
 import json
 import os
-import sys
 
 
 def load(d):
@@ -37,13 +36,16 @@ def brief(f):
 
 
 def main(argv):
-    if len(argv) != 5:
-        sys.stderr.write(__doc__)
-        return 2
-    name, base_dir, var_dir = argv[1], argv[2], argv[3]
+    ap = argparse.ArgumentParser(prog="hptool offcheck", description=__doc__.splitlines()[0])
+    ap.add_argument("name")
+    ap.add_argument("base_dir")
+    ap.add_argument("variant_dir")
+    ap.add_argument("features", help="FEATURE[,+FEATURE,*FEATURE...]")
+    a = ap.parse_args(argv)
+    name, base_dir, var_dir = a.name, a.base_dir, a.variant_dir
     # feature -> (outcome on the base run, on the variant)
     want = {}
-    for x in argv[4].split(","):
+    for x in a.features.split(","):
         if x.startswith("+"):
             want[x[1:]] = ("vulnerable", "protected")
         elif x.startswith("*"):
@@ -92,7 +94,3 @@ def main(argv):
     print("check off-%s others-unchanged: %s (%d features as on the base run, %d changed)" %
           (name, "ok" if not changed else "FAIL", same, changed))
     return 1 if fails else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

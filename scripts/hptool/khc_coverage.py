@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe: how many of kernel-hardening-checker's checks hardprobe verifies at runtime.
 
-usage: khc_coverage.py [--list] [--checks FILE] [--options FILE]
+usage: hptool khc-coverage [--list] [--checks FILE] [--options FILE]
 
 Reads k-h-c's check list (scripts/tests/khc/checks.txt: one line per check as its JSON
 names it, for X86_64 and ARM64, each marked runtime-observable or not and classed
@@ -18,8 +17,7 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hptool import Error, khc  # noqa: E402
+from . import Error, khc
 
 CHECKS = os.path.join(khc.SCRIPTS, "tests", "khc", "checks.txt")
 CLASSES = {"self": "self-protection", "policy": "policy knobs", "build": "build"}
@@ -59,11 +57,11 @@ def coverage(checks, options):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="khc_coverage.py", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="hptool khc-coverage", description=__doc__.split("\n")[0])
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--checks", default=CHECKS)
     ap.add_argument("--options", default=khc.OPTIONS)
-    a = ap.parse_args(argv[1:])
+    a = ap.parse_args(argv)
     try:
         checks, options = read_checks(a.checks), khc.read_options(a.options)
     except Error as e:
@@ -84,7 +82,3 @@ def main(argv):
             print(f"{CLASSES[k]}, covered: " + " ".join(x["name"] for x in c))
             print(f"{CLASSES[k]}, not covered: " + " ".join(x["name"] for x in t if x not in c))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe compiler layer: what each compiler can do, whatever the kernel does.
 
@@ -13,7 +12,7 @@ without each feature's flag (the kernel's own spelling) and record
 
 Writes results/compiler.json (schema 1) and prints a compact table.
 
-usage: ccprobe.py [-o FILE] [-j N] [-v] [--compilers ID,...] [--features ID,...]
+usage: hptool ccprobe [-o FILE] [-j N] [-v] [--compilers ID,...] [--features ID,...]
 """
 import argparse
 import concurrent.futures
@@ -22,11 +21,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from . import TOP
 
 # (name, arch, command, Debian package)
 COMPILERS = [
@@ -637,7 +635,7 @@ def table(result):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="hptool ccprobe", description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--output", default=os.path.join(TOP, "results", "compiler.json"))
     ap.add_argument("-j", "--jobs", type=int, default=max(2, os.cpu_count() or 2))
     ap.add_argument("-v", "--verbose", action="store_true", help="print the evidence too")
@@ -685,7 +683,3 @@ def main(argv=None):
     if args.output != "-":
         print(f"wrote {os.path.relpath(args.output)}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

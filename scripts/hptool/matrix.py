@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe: render the comparison matrix from the bench's results.
 
-usage: matrix.py [--results DIR] [--out DIR] [--targets "T1 T2 ..."] [--title TEXT]
+usage: hptool matrix-render [--results DIR] [--out DIR] [--targets "T1 T2 ..."] [--title TEXT]
 
 Reads, for each target, DIR/<target>/report.json (the module's JSON, schema 1) and, when
 present, DIR/<target>/bench.json (cost per feature), DIR/<target>/matrix-status.json (how
@@ -22,8 +21,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hptool import outcome as rules, targets as hptargets  # noqa: E402
+from . import TOP, outcome as rules, targets as hptargets
 
 SCHEMA = 1
 DASH = "—"
@@ -409,7 +407,7 @@ def render_md(m):
     out.append("## Compiler layer: what the compiler can (build-time probes)")
     out.append("")
     if not m["compiler_layer"]:
-        out.append(f"{DASH} (no compiler.json: run scripts/ccprobe.py)")
+        out.append(f"{DASH} (no compiler.json: run make ccprobe)")
     else:
         cs = m["compilers"]
         out.append("| feature | " + " | ".join(md_esc(c.get("id")) for c in cs) + " |")
@@ -624,12 +622,12 @@ def render_html(m):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="render results/matrix.{md,html,json}")
+    ap = argparse.ArgumentParser(prog="hptool matrix-render", description="render results/matrix.{md,html,json}")
     ap.add_argument("--results", default=None, help="results directory (default: <top>/results)")
     ap.add_argument("--out", default=None, help="output directory (default: the results directory)")
     ap.add_argument("--targets", default=None, help="space-separated targets, in column order")
     a = ap.parse_args(argv)
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    top = TOP
     results = a.results or os.path.join(top, "results")
     out = a.out or results
     if not os.path.isdir(results):
@@ -658,7 +656,3 @@ def main(argv):
     print(f"matrix: {len(m['features'])} features x {len(targets)} targets -> "
           f"{os.path.join(out, 'matrix.md')}, matrix.html, matrix.json")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe: kernel-hardening-checker's verdicts beside hardprobe's runtime outcomes.
 
-usage: khc_join.py KHC_JSON REPORT_JSON [--all]
+usage: hptool khc-join KHC_JSON REPORT_JSON [--all]
 
 KHC_JSON is the output of kernel-hardening-checker -m json with results (-c CONFIG,
 optionally -l CMDLINE and -s SYSCTL; or -a): one JSON array, one object per check,
@@ -17,7 +16,7 @@ a file to check, -p prints the same objects without the two check_result keys: t
 is no verdict, and is refused.)
 
 REPORT_JSON is hardprobe's results/<target>/report.json. The checks each feature
-verifies are its "verifies" list (written by collect.py), or, in a report without it,
+verifies are its "verifies" list (written by hptool collect), or, in a report without it,
 scripts/khc-options for the report's architecture. The kselftest runner's user-space
 lines (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>: no registry
 features) verify
@@ -52,8 +51,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hptool import Error, khc  # noqa: E402
+from . import Error, khc
 
 TYPES = ("kconfig", "cmdline", "sysctl")
 
@@ -165,11 +163,11 @@ def join(checks, by_opt):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="khc_join.py", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="hptool khc-join", description=__doc__.split("\n")[0])
     ap.add_argument("khc_json")
     ap.add_argument("report_json")
     ap.add_argument("--all", action="store_true", help="also the checks hardprobe does not cover")
-    a = ap.parse_args(argv[1:])
+    a = ap.parse_args(argv)
     try:
         checks = khc_checks(a.khc_json)
         by_opt, rep, ktap = hardprobe_map(a.report_json)
@@ -195,7 +193,3 @@ def main(argv):
     mism = sum(1 for r in rows if r[2] == "MISMATCH")
     print(f"{joined} checks joined, {mism} mismatches, {len(rows) - joined} not covered")
     return 1 if mism else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

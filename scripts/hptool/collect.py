@@ -1,18 +1,17 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe bench: split a guest console log into results/<target>/ files.
 
-usage: collect.py collect RESULTS_DIR TARGET
-       collect.py panic-probes CONSOLE_LOG      (names of probes that panic)
+usage: hptool collect RESULTS_DIR TARGET
+       hptool panic-probes CONSOLE_LOG      (names of probes that panic)
 """
+import argparse
 import json
 import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hptool  # noqa: E402
-from hptool import khc, outcome  # noqa: E402
+from . import Error
+from . import khc, outcome
 
 FRAME = re.compile(r"^----- hardprobe:file (\S+) -----$")
 END = "----- hardprobe:end {} -----"
@@ -280,7 +279,7 @@ def collect(rdir, target):
             khc.annotate(data)  # each feature's "verifies": the k-h-c checks it verifies
             with open(os.path.join(rdir, "report.json"), "w") as f:
                 json.dump(data, f, indent=1)
-        except (outcome.RulesError, hptool.Error) as e:
+        except (outcome.RulesError, Error) as e:
             problems.append(f"{target}: {e}")
         except (ValueError, KeyError) as e:
             problems.append(f"{target}: report.json does not parse: {e}")
@@ -314,16 +313,17 @@ def collect(rdir, target):
     return 1 if problems else 0
 
 
-def main(argv):
-    if len(argv) == 3 and argv[1] == "panic-probes":
-        files = frames(read(argv[2]))
-        print(" ".join(r[0] for r in probe_table(files) if r[2] == "panic"))
-        return 0
-    if len(argv) == 4 and argv[1] == "collect":
-        return collect(argv[2], argv[3])
-    print(__doc__, file=sys.stderr)
-    return 2
+def cli(args):
+    ap = argparse.ArgumentParser(prog="hptool collect", description=__doc__.splitlines()[0])
+    ap.add_argument("results_dir", help="holds the guest's console.log")
+    ap.add_argument("target")
+    a = ap.parse_args(args)
+    return collect(a.results_dir, a.target)
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+def cli_panic_probes(args):
+    ap = argparse.ArgumentParser(prog="hptool panic-probes", description="the probes that panic")
+    ap.add_argument("console_log")
+    a = ap.parse_args(args)
+    print(" ".join(r[0] for r in probe_table(frames(read(a.console_log))) if r[2] == "panic"))
+    return 0

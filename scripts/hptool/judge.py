@@ -1,24 +1,23 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe check: judge one target's results directory.
 
-usage: judge.py RESULTS_DIR EXPECT_TABLE [TARGET]   (TARGET: the table's column; default:
-                                                   the name of RESULTS_DIR)
-       judge.py --lockdown RESULTS_DIR   (a guest booted lockdown=integrity, mode lockdown)
-       judge.py --refusals RESULTS_DIR SETTING all|any   (a guest of the refusal matrix)
+usage: hptool judge RESULTS_DIR EXPECT_TABLE [TARGET]   (TARGET: the table's column;
+                                                       default: the name of RESULTS_DIR)
+       hptool judge --lockdown RESULTS_DIR   (a guest booted lockdown=integrity, mode lockdown)
+       hptool judge --refusals SETTING all|any RESULTS_DIR   (a guest of the refusal matrix)
 Prints one "check <target> <what>: ok|FAIL ..." line per check; exit 1 on any FAIL.
 KTAP is read with the kernel's own kunit_parser; the outcome rules are the module's own,
 from report.json ("rules"), through scripts/hptool/outcome.py.
 """
+import argparse
 import json
 import os
 import re
 import sys
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collect  # noqa: E402
-from hptool import Error, expect, ktap, outcome  # noqa: E402
+from . import collect
+from . import Error, expect, ktap, outcome
 
 
 def read(path):
@@ -179,7 +178,7 @@ def main(rdir, table_path, column=None):
     if data is not None:
         check("selftest-agrees-with-report", compared > 0 and not differ,
               f"{compared} probes compared" + (": " + "; ".join(differ[:3]) if differ else ""))
-    # a panicking probe is judged from its own guest's log (collect.py), never left at the
+    # a panicking probe is judged from its own guest's log (hptool collect), never left at the
     # module's not_run: one the run gave no guest fails (PANIC_GUESTS=no skips them all)
     if data is not None:
         own = {p.get("probe"): p for p in data.get("panic_probes") or []}
@@ -286,24 +285,33 @@ def refusals(rdir, setting, want):
     return 0 if all(results) else 1
 
 
-if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--refusals":
-        name, run = "refusals-" + sys.argv[3], refusals
-    elif len(sys.argv) == 3 and sys.argv[1] == "--lockdown":
-        name, run = "lockdown-" + os.path.basename(sys.argv[2].rstrip("/")), lockdown
-    elif len(sys.argv) in (3, 4):
-        name, run = os.path.basename(sys.argv[1].rstrip("/")), main
+def cli(args):
+    ap = argparse.ArgumentParser(prog="hptool judge", description=__doc__.splitlines()[0])
+    ap.add_argument("--lockdown", action="store_true", help="a guest booted lockdown=integrity")
+    ap.add_argument("--refusals", nargs=2, metavar=("SETTING", "WANT"),
+                    help="a guest of the refusal matrix; WANT: all or any")
+    ap.add_argument("results_dir")
+    ap.add_argument("table", nargs="?", help="the expectation table (not with --lockdown or --refusals)")
+    ap.add_argument("target", nargs="?", help="the table's column (default: the name of RESULTS_DIR)")
+    a = ap.parse_args(args)
+    if (a.lockdown or a.refusals) and a.table or not (a.lockdown or a.refusals or a.table) or \
+            (a.refusals and a.refusals[1] not in ("all", "any")) or (a.lockdown and a.refusals):
+        ap.error("RESULTS_DIR TABLE [TARGET], --lockdown RESULTS_DIR or --refusals SETTING all|any RESULTS_DIR")
+    if a.refusals:
+        name, run, argv = "refusals-" + a.refusals[0], refusals, (a.results_dir, *a.refusals)
+    elif a.lockdown:
+        name, run, argv = "lockdown-" + os.path.basename(a.results_dir.rstrip("/")), lockdown, (a.results_dir,)
     else:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
+        name, run = os.path.basename(a.results_dir.rstrip("/")), main
+        argv = (a.results_dir, a.table) + ((a.target,) if a.target else ())
     # a judge that stops half way fails in a check line of its own: its checks so far may
     # all be ok, and the checks it never reached print nothing
     try:
-        sys.exit(run(*sys.argv[1 if run is main else 2:]))
+        return run(*argv)
     except Error as e:
         print(f"hardprobe: error: {e}", file=sys.stderr)
         print(f"check {name} judge: FAIL ({e})")
     except Exception as e:  # noqa: BLE001 (any exception: the judge did not finish)
         traceback.print_exc()
         print(f"check {name} judge: FAIL (stopped by {type(e).__name__}: {e})")
-    sys.exit(1)
+    return 1
