@@ -43,6 +43,7 @@
 struct hp_heap_seen {
 	int kept;		/* fill words; < 0: see hp_heap_cycle() */
 	size_t words, zero, slub_poison, page_poison;
+	int sheaves;		/* the cache's sheaf_capacity (< 0: unknown) */
 };
 
 static void hp_heap_ctor(void *obj)
@@ -85,15 +86,22 @@ enum hp_heap_mode {
 /*
  * The refill of a free object that init_on_free cleared: every word is 0
  * but the allocator's free pointer (SLUB writes it after the clearing), so
- * exactly one word is not 0, and it is left alone. Anything else (a debug
- * poison, no free pointer to be seen) is not written to.
+ * exactly one word is not 0, and it is left alone. Every word 0 is a free
+ * that went into a per-CPU sheaf (7.x), which writes nothing into the
+ * object, only where nothing else can be meant: the cache has sheaves and
+ * a free pointer would not be 0 (SLAB_FREELIST_HARDENED stores it XORed
+ * with a random value, NULL included). Anything else (a debug poison, a
+ * plain free pointer that may be NULL) is not written to.
  */
 static bool hp_heap_refill(u64 *p, struct hp_heap_seen *s)
 {
 	size_t i;
 
 	hp_heap_count(p, HP_HEAP_WORDS, s);
-	if (s->zero != HP_HEAP_WORDS - 1)
+	if (s->zero == HP_HEAP_WORDS &&
+	    !(s->sheaves > 0 && IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)))
+		return false;
+	if (s->zero < HP_HEAP_WORDS - 1)
 		return false;
 	for (i = 0; i < HP_HEAP_WORDS; i++)
 		if (!p[i])
@@ -115,6 +123,7 @@ static void hp_heap_cycle(bool ctl, enum hp_heap_mode mode, struct hp_heap_seen 
 
 	memset(s, 0, sizeof(*s));
 	s->kept = -2;
+	s->sheaves = -ENOENT;
 	hp_cache_name(name, sizeof(name), ctl ? "hardprobe_heap_ctl" : "hardprobe_heap");
 	c = kmem_cache_create(name,
 			      HP_HEAP_SIZE, 0, HP_SLAB_NO_MERGE,
@@ -122,6 +131,8 @@ static void hp_heap_cycle(bool ctl, enum hp_heap_mode mode, struct hp_heap_seen 
 	if (!c)
 		return;
 	s->kept = -1;
+	if (mode == HP_HEAP_REFILL)
+		s->sheaves = hp_slab_sheaf_capacity(name);
 	a = kmem_cache_alloc(c, GFP_KERNEL);
 	if (!a)
 		goto out;
@@ -259,6 +270,7 @@ static void hp_heap_init_alloc_slab(struct hp_result *r)
 	struct hp_heap_seen ctl, s;
 	char ctl_txt[96];
 	enum hp_heap_mode mode = HP_HEAP_REALLOC;
+	const char *what;
 
 	/* KASAN keeps its own records in freed objects: nothing is written there */
 	if (freeing && !IS_ENABLED(CONFIG_KASAN))
@@ -270,8 +282,8 @@ static void hp_heap_init_alloc_slab(struct hp_result *r)
 	snprintf(ctl_txt, sizeof(ctl_txt), "control kept %d", ctl.kept);
 	if (s.kept == -3) {
 		hp_set(r, HP_INCONCLUSIVE,
-		       "init_on_free is on and the freed object could not be filled again (%zu of %zu words 0, %s): init_on_alloc not shown",
-		       s.zero, s.words, hp_heap_what(&s));
+		       "init_on_free is on and the freed object could not be filled again (%zu of %zu words 0, %s; sheaf_capacity %d): init_on_alloc not shown",
+		       s.zero, s.words, hp_heap_what(&s), s.sheaves);
 		return;
 	}
 	if (freeing && mode == HP_HEAP_REALLOC && !s.kept) {
@@ -280,9 +292,13 @@ static void hp_heap_init_alloc_slab(struct hp_result *r)
 		       s.words);
 		return;
 	}
-	hp_heap_verdict(r, mode == HP_HEAP_REFILL ?
-			"the reallocated object, filled again after init_on_free cleared it," :
-			"the reallocated object", own, "want_init_on_alloc(GFP_KERNEL)=0",
+	if (mode != HP_HEAP_REFILL)
+		what = "the reallocated object";
+	else if (s.sheaves > 0)
+		what = "the reallocated object, refilled in its per-CPU sheaf after init_on_free,";
+	else
+		what = "the reallocated object, filled again after init_on_free cleared it,";
+	hp_heap_verdict(r, what, own, "want_init_on_alloc(GFP_KERNEL)=0",
 			hp_heap_alloc_zeroer(), &s, ctl_txt);
 }
 

@@ -316,11 +316,13 @@ static void hp_fl_ctor(void *obj)
  * A private cache: the constructor keeps it out of every merge, and it has
  * no slub_debug red zones or poison to change the words the probes compare.
  */
-static struct kmem_cache *hp_fl_cache(const char *base)
+/* @name: the cache's name goes there (HP_CACHE_NAME_LEN), or NULL */
+static struct kmem_cache *hp_fl_cache(const char *base, char *name)
 {
-	char name[HP_CACHE_NAME_LEN];
+	char own[HP_CACHE_NAME_LEN];
 
-	return kmem_cache_create(hp_cache_name(name, sizeof(name), base), HP_FL_SIZE, 0,
+	name = name ?: own;
+	return kmem_cache_create(hp_cache_name(name, HP_CACHE_NAME_LEN, base), HP_FL_SIZE, 0,
 				 HP_SLAB_NO_DEBUG, hp_fl_ctor);
 }
 
@@ -335,7 +337,7 @@ static void hp_freelist_random_fresh_slab(struct hp_result *r)
 {
 	unsigned long addr[HP_FL_OBJS], sorted[HP_FL_OBJS];
 	void *objs[HP_FL_OBJS] = { };
-	struct kmem_cache *c = hp_fl_cache("hp_freelist_order");
+	struct kmem_cache *c = hp_fl_cache("hp_freelist_order", NULL);
 	struct folio *first = NULL;
 	unsigned int i, n = 0, up = 0;
 
@@ -380,7 +382,9 @@ static void hp_freelist_random_fresh_slab(struct hp_result *r)
 static void hp_freelist_hardened_stored_pointer(struct hp_result *r)
 {
 	unsigned long before[HP_FL_WORDS], after[HP_FL_WORDS];
-	struct kmem_cache *c = hp_fl_cache("hp_freelist_ptr");
+	char name[HP_CACHE_NAME_LEN];
+	struct kmem_cache *c = hp_fl_cache("hp_freelist_ptr", name);
+	int sheaves;
 	void *objs[HP_FL_OBJS] = { };
 	unsigned int i, j, changed = 0, raw = 0;
 	unsigned long *a = NULL, *b = NULL;
@@ -426,6 +430,7 @@ static void hp_freelist_hardened_stored_pointer(struct hp_result *r)
 		changed += before[i] != after[i];
 		raw += after[i] == (unsigned long)a;
 	}
+	sheaves = changed ? 0 : hp_slab_sheaf_capacity(name);
 	if (raw)
 		hp_set(r, HP_VULNERABLE,
 		       "the freed object holds the raw address of the next free object (%u of %u words changed on free)",
@@ -433,6 +438,10 @@ static void hp_freelist_hardened_stored_pointer(struct hp_result *r)
 	else if (changed == 1)
 		hp_set(r, HP_PROTECTED,
 		       "one word of the freed object's slot changed on free, and it is not the next free object's address (encoded free pointer)");
+	else if (sheaves > 0)
+		hp_set(r, HP_INCONCLUSIVE,
+		       "no word of the freed object's slot changed on free: the cache has per-CPU sheaves (sheaf_capacity %d), which keep freed objects in an array and write no free pointer into them: none to judge",
+		       sheaves);
 	else
 		hp_set(r, HP_INCONCLUSIVE,
 		       "%u words of the freed object's slot changed on free, none the next free object's address: no single free pointer to judge (slub_debug?)",

@@ -124,6 +124,33 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 }
 
 /**
+ * hp_slab_sheaf_capacity() - how many freed objects a slab cache's per-CPU
+ * sheaf holds
+ * @cache: the cache's name (its directory in /sys/kernel/slab)
+ *
+ * 7.x SLUB puts a freed object into a per-CPU array of objects (a sheaf)
+ * first: nothing is written into the object, and set_freepointer() (the
+ * free pointer's encoding, the naive double-free check) does not run.
+ *
+ * Return: the capacity (0: the cache has no sheaves), or -errno where the
+ * file cannot be read (a kernel before sheaves, no SLUB sysfs).
+ */
+int hp_slab_sheaf_capacity(const char *cache)
+{
+	char path[HP_CACHE_NAME_LEN + 48], buf[16];
+	unsigned int n;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/sheaf_capacity", cache);
+	len = hp_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	if (kstrtouint(buf, 10, &n) || n > INT_MAX)
+		return -EINVAL;
+	return n;
+}
+
+/**
  * hp_write_file() - write a small text to a file (sysfs, procfs)
  * @path: an absolute path; /proc/... and /sys/... are written on
  *	hardprobe's own instances, as hp_read_file() reads them

@@ -49,7 +49,8 @@
  * hp_slab_df_repair()); otherwise the cache is left behind, never
  * destroyed, and the evidence says so.
  *
- * The caches: hardprobe-slab-df-<n> (64 KiB objects, one per slab) for the
+ * The caches (hp_slab_name(): <n> is the load's id and a sequence number):
+ * hardprobe-slab-df-<n> (64 KiB objects, one per slab) for the
  * double free, hardprobe-slab-a-<n> and hardprobe-slab-b-<n> for
  * cross_cache, whose control frees an object of a to a, which must be the
  * next one a hands out, else inconclusive; the evidence says whether b hands
@@ -113,14 +114,18 @@ static const char *hp_slab_by(void)
 	       " by slub_debug's consistency checks, not SLAB_FREELIST_HARDENED (not built)";
 }
 
+/* the load in the name: a caught probe's cache outlives its module */
+static void hp_slab_name(char *buf, size_t len, const char *kind, int seq)
+{
+	snprintf(buf, len, "hardprobe-slab-%s-%llx-%d", kind, hp_cache_load_id(), seq);
+}
+
 static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size,
 					slab_flags_t flags)
 {
 	char name[HP_CACHE_NAME_LEN];
 
-	/* the load in the name: a caught probe's cache outlives its module */
-	snprintf(name, sizeof(name), "hardprobe-slab-%s-%llx-%d", kind,
-		 hp_cache_load_id(), seq);
+	hp_slab_name(name, sizeof(name), kind, seq);
 	return kmem_cache_create(name, size, 0, HP_SLAB_NO_MERGE | flags, NULL);
 }
 
@@ -174,9 +179,10 @@ static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t
 static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *obj,
 			     const char *marker, int seq)
 {
-	char line[128];
+	char line[128], name[HP_CACHE_NAME_LEN];
 	void *a1, *a2;
 
+	hp_slab_name(name, sizeof(name), "df", seq);
 	if (!IS_ENABLED(CONFIG_KASAN) ||
 	    !hp_log_find(marker, HP_SLAB_KASAN_DOUBLE, line, sizeof(line)))
 		return false;
@@ -184,8 +190,8 @@ static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *ob
 	a2 = kmem_cache_alloc(c, GFP_KERNEL);
 	if (a1 && a1 == a2) {
 		hp_set(r, HP_VULNERABLE,
-		       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; KASAN reported it but the next two allocations both returned %p; cache left behind; log: %s",
-		       obj, seq, a1, line);
+		       "survived: double kmem_cache_free of %p in %s; KASAN reported it but the next two allocations both returned %p; cache left behind; log: %s",
+		       obj, name, a1, line);
 		return true;
 	}
 	if (a1)
@@ -207,24 +213,27 @@ static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *ob
  */
 static void hp_slab_sheaves(int seq, char *buf, size_t len)
 {
-	char path[80], cap[16];
-	unsigned int n;
+	char name[HP_CACHE_NAME_LEN];
+	int n;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/kernel/slab/hardprobe-slab-df-%d/sheaf_capacity", seq);
-	if (hp_read_file(path, cap, sizeof(cap)) > 0 && !kstrtouint(strim(cap), 10, &n) && n)
+	hp_slab_name(name, sizeof(name), "df", seq);
+	n = hp_slab_sheaf_capacity(name);
+	if (n > 0)
 		snprintf(buf, len,
-			 "; the cache has per-CPU sheaves (sheaf_capacity %u): both frees went into the sheaf's array, where set_freepointer()'s check never runs",
+			 "; the cache has per-CPU sheaves (sheaf_capacity %d): both frees went into the sheaf's array, where set_freepointer()'s check never runs",
 			 n);
 }
 
 static void hp_slab_free_double_free(struct hp_result *r)
 {
 	struct kmem_cache *c;
-	char seen[128], marker[64], sheaves[160];
+	char seen[128], marker[64], sheaves[160], name[HP_CACHE_NAME_LEN];
 	bool repaired, twice;
 	void *obj;
 	int seq = atomic_inc_return(&hp_slab_seq);
+
+	hp_slab_name(name, sizeof(name), "df", seq);
 
 	/*
 	 * without slub_debug's flags: its debug free path would refuse the
@@ -244,7 +253,7 @@ static void hp_slab_free_double_free(struct hp_result *r)
 	}
 	memset(obj, 0x5a, HP_SLAB_DF_SIZE);
 	snprintf(marker, sizeof(marker), "slab: double free [%d]", seq);
-	pr_info("%s: freeing %p of hardprobe-slab-df-%d twice\n", marker, obj, seq);
+	pr_info("%s: freeing %p of %s twice\n", marker, obj, name);
 	preempt_disable();
 	hp_slab_free_twice(c, obj);
 	preempt_enable();
@@ -256,21 +265,21 @@ static void hp_slab_free_double_free(struct hp_result *r)
 		kmem_cache_destroy(c);
 	if (repaired || twice) {
 		hp_set(r, HP_VULNERABLE,
-		       "survived: double kmem_cache_free of %p in hardprobe-slab-df-%d; %s%s",
-		       obj, seq, seen, sheaves);
+		       "survived: double kmem_cache_free of %p in %s; %s%s",
+		       obj, name, seen, sheaves);
 		return;
 	}
 	/* not handed out twice, and no report: nothing says what stopped it */
 	hp_set(r, HP_INCONCLUSIVE,
-	       "survived a double kmem_cache_free of %p in hardprobe-slab-df-%d without a report, and no object was handed out twice: %s",
-	       obj, seq, seen);
+	       "survived a double kmem_cache_free of %p in %s without a report, and no object was handed out twice: %s",
+	       obj, name, seen);
 }
 
 static void hp_slab_free_cross_cache(struct hp_result *r)
 {
 	struct kmem_cache *a, *b;
 	void *x, *y;
-	char marker[48], line[160];
+	char marker[48], line[160], na[HP_CACHE_NAME_LEN], nb[HP_CACHE_NAME_LEN];
 	int seq;
 	bool logged, leaked;
 
@@ -280,6 +289,8 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 		return;
 	}
 	seq = atomic_inc_return(&hp_slab_seq);
+	hp_slab_name(na, sizeof(na), "a", seq);
+	hp_slab_name(nb, sizeof(nb), "b", seq);
 	a = hp_slab_cache("a", seq, HP_SLAB_SIZE, 0);
 	b = hp_slab_cache("b", seq, HP_SLAB_SIZE, 0);
 	if (!a || !b) {
@@ -289,7 +300,7 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	/* control: the legal free of an object of a to a gives it back to a */
 	x = kmem_cache_alloc(a, GFP_KERNEL);
 	if (!x) {
-		hp_set(r, HP_ERROR, "cannot allocate from hardprobe-slab-a-%d", seq);
+		hp_set(r, HP_ERROR, "cannot allocate from %s", na);
 		goto out;
 	}
 	kmem_cache_free(a, x);
@@ -305,11 +316,10 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 
 	x = kmem_cache_alloc(b, GFP_KERNEL);
 	if (!x) {
-		hp_set(r, HP_ERROR, "cannot allocate from hardprobe-slab-b-%d", seq);
+		hp_set(r, HP_ERROR, "cannot allocate from %s", nb);
 		goto out;
 	}
-	pr_info("%s: freeing %p of hardprobe-slab-b-%d to hardprobe-slab-a-%d\n",
-		marker, x, seq, seq);
+	pr_info("%s: freeing %p of %s to %s\n", marker, x, nb, na);
 	/* same CPU for the allocation's slab and the wrong free */
 	preempt_disable();
 	kmem_cache_free(a, x);
@@ -347,7 +357,7 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 {
 	struct kmem_cache *c;
 	void *keep, *y = NULL, *p;
-	char marker[48], line[160];
+	char marker[48], line[160], name[HP_CACHE_NAME_LEN];
 	unsigned long page;
 	int seq;
 	bool logged = false;
@@ -380,7 +390,8 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 	/* an object in use keeps the cache's CPU slab in place */
 	keep = kmem_cache_alloc(c, GFP_KERNEL);
 	snprintf(marker, sizeof(marker), "slab not-a-slab [%d]", seq);
-	pr_info("%s: kmem_cache_free of page %p to hardprobe-slab-pg-%d\n", marker, p, seq);
+	hp_slab_name(name, sizeof(name), "pg", seq);
+	pr_info("%s: kmem_cache_free of page %p to %s\n", marker, p, name);
 	preempt_disable();
 	kmem_cache_free(c, p);
 	/* if the page went onto the freelist, the next allocation returns it */
