@@ -375,73 +375,111 @@ static void hp_freelist_random_fresh_slab(struct hp_result *r)
 		       n, up, n - 1, addr[0] == sorted[0] ? "first" : "later");
 }
 
+/* @p's first @len bytes lie in @f (one slab), and @p is not KFENCE's */
+static bool hp_fl_in(const void *p, const struct folio *f, size_t len)
+{
+	return p && !is_kfence_address(p) && virt_to_folio(p) == f &&
+	       virt_to_folio((const char *)p + len - 1) == f;
+}
+
+/* the words of @slot that differ from @before, and those that hold @next */
+static void hp_fl_diff(const unsigned long *slot, const unsigned long *before,
+		       const void *next, unsigned int *changed, unsigned int *raw)
+{
+	unsigned long w;
+	unsigned int i;
+
+	*changed = 0;
+	*raw = 0;
+	for (i = 0; i < HP_FL_WORDS; i++) {
+		/* a match-all tag: the slot is free (no tag fault on KASAN hardware tags) */
+		w = READ_ONCE(((const unsigned long *)kasan_reset_tag(slot))[i]);
+		*changed += w != before[i];
+		*raw += w == (unsigned long)next;
+	}
+}
+
 /*
  * What B's slot holds while B is allocated and after A, then B, were freed:
- * B's free pointer now leads to A.
+ * B's free pointer now leads to A. A cache with per-CPU sheaves (7.x) keeps
+ * both frees in an array and writes nothing into them: kmem_cache_shrink()
+ * then flushes the sheaf to the slab, which links A to B
+ * (build_detached_freelist() takes the array from its end), while a third
+ * object K of the slab stays allocated, so that the slab is not given back.
  */
 static void hp_freelist_hardened_stored_pointer(struct hp_result *r)
 {
-	unsigned long before[HP_FL_WORDS], after[HP_FL_WORDS];
+	unsigned long before_a[HP_FL_WORDS], before_b[HP_FL_WORDS];
 	char name[HP_CACHE_NAME_LEN];
 	struct kmem_cache *c = hp_fl_cache("hp_freelist_ptr", name);
-	int sheaves;
 	void *objs[HP_FL_OBJS] = { };
-	unsigned int i, j, changed = 0, raw = 0;
+	unsigned int i, j, m, changed, raw;
 	unsigned long *a = NULL, *b = NULL;
+	const struct folio *f;
+	int sheaves = 0;
 
 	if (!c) {
 		hp_set(r, HP_ERROR, "kmem_cache_create() failed");
 		return;
 	}
-	/* two objects of one slab, neither from KFENCE, B's words within the slab */
-	for (i = 0; i < HP_FL_OBJS && !b; i++) {
+	for (i = 0; i < HP_FL_OBJS; i++)
 		objs[i] = kmem_cache_alloc(c, GFP_KERNEL);
+	/* A, B and K of one slab, none from KFENCE, A's and B's words within it */
+	for (i = 0; i < HP_FL_OBJS && !b; i++) {
 		if (!objs[i] || is_kfence_address(objs[i]))
 			continue;
-		for (j = 0; j < i && !b; j++) {
-			if (!objs[j] || is_kfence_address(objs[j]) ||
-			    virt_to_folio(objs[j]) != virt_to_folio(objs[i]) ||
-			    virt_to_folio(objs[i]) !=
-			    virt_to_folio((char *)objs[i] + sizeof(before) - 1))
+		f = virt_to_folio(objs[i]);
+		if (!hp_fl_in(objs[i], f, sizeof(before_a)))
+			continue;
+		for (j = i + 1; j < HP_FL_OBJS && !b; j++) {
+			if (!hp_fl_in(objs[j], f, sizeof(before_b)))
 				continue;
-			a = objs[j];
-			b = objs[i];
+			for (m = 0; m < HP_FL_OBJS && !b; m++)
+				if (m != i && m != j && hp_fl_in(objs[m], f, 1)) {
+					a = objs[i];
+					b = objs[j];
+				}
 		}
 	}
 	if (!b) {
-		hp_set(r, HP_INCONCLUSIVE, "no two objects of one slab in %u allocations",
+		hp_set(r, HP_INCONCLUSIVE, "no three objects of one slab in %u allocations",
 		       HP_FL_OBJS);
 		goto out;
 	}
-	for (i = 0; i < HP_FL_WORDS; i++)
-		before[i] = READ_ONCE(b[i]);
+	for (i = 0; i < HP_FL_WORDS; i++) {
+		before_a[i] = READ_ONCE(a[i]);
+		before_b[i] = READ_ONCE(b[i]);
+	}
 	preempt_disable();
 	kmem_cache_free(c, a);
 	kmem_cache_free(c, b);
 	preempt_enable();
-	/* through a match-all tag: b is free (no tag fault on KASAN's hardware tags) */
-	for (i = 0; i < HP_FL_WORDS; i++)
-		after[i] = READ_ONCE(((unsigned long *)kasan_reset_tag(b))[i]);
 	for (i = 0; i < HP_FL_OBJS; i++)
 		if (objs[i] == a || objs[i] == b)
 			objs[i] = NULL;
 
-	for (i = 0; i < HP_FL_WORDS; i++) {
-		changed += before[i] != after[i];
-		raw += after[i] == (unsigned long)a;
+	hp_fl_diff(b, before_b, a, &changed, &raw);
+	if (!changed && !raw) {
+		sheaves = hp_slab_sheaf_capacity(name);
+		if (sheaves > 0) {
+			/* the sheaf to the slab: A's free pointer now leads to B */
+			kmem_cache_shrink(c);
+			hp_fl_diff(a, before_a, b, &changed, &raw);
+		}
 	}
-	sheaves = changed ? 0 : hp_slab_sheaf_capacity(name);
 	if (raw)
 		hp_set(r, HP_VULNERABLE,
-		       "the freed object holds the raw address of the next free object (%u of %u words changed on free)",
-		       changed, (unsigned int)HP_FL_WORDS);
+		       "the freed object holds the raw address of the next free object (%u of %u words changed on free%s)",
+		       changed, (unsigned int)HP_FL_WORDS,
+		       sheaves > 0 ? ", once kmem_cache_shrink() flushed the per-CPU sheaf" : "");
 	else if (changed == 1)
 		hp_set(r, HP_PROTECTED,
-		       "one word of the freed object's slot changed on free, and it is not the next free object's address (encoded free pointer)");
+		       "one word of the freed object's slot changed on free%s, and it is not the next free object's address (encoded free pointer)",
+		       sheaves > 0 ? " (once kmem_cache_shrink() flushed the per-CPU sheaf)" : "");
 	else if (sheaves > 0)
 		hp_set(r, HP_INCONCLUSIVE,
-		       "no word of the freed object's slot changed on free: the cache has per-CPU sheaves (sheaf_capacity %d), which keep freed objects in an array and write no free pointer into them: none to judge",
-		       sheaves);
+		       "%u words of the freed object's slot changed once kmem_cache_shrink() flushed the per-CPU sheaf (sheaf_capacity %d), none the next free object's address: no single free pointer to judge",
+		       changed, sheaves);
 	else
 		hp_set(r, HP_INCONCLUSIVE,
 		       "%u words of the freed object's slot changed on free, none the next free object's address: no single free pointer to judge (slub_debug?)",

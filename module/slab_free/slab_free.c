@@ -221,7 +221,7 @@ static void hp_slab_sheaves(int seq, char *buf, size_t len)
 	n = hp_slab_sheaf_capacity(name);
 	if (n > 0)
 		snprintf(buf, len,
-			 "; the cache has per-CPU sheaves (sheaf_capacity %d): both frees went into the sheaf's array, where set_freepointer()'s check never runs",
+			 "; per-CPU sheaves (capacity %d): both frees went into an array, past set_freepointer()'s check",
 			 n);
 }
 
@@ -265,8 +265,7 @@ static void hp_slab_free_double_free(struct hp_result *r)
 		kmem_cache_destroy(c);
 	if (repaired || twice) {
 		hp_set(r, HP_VULNERABLE,
-		       "survived: double kmem_cache_free of %p in %s; %s%s",
-		       obj, name, seen, sheaves);
+		       "survived: double free in %s; %s%s", name, seen, sheaves);
 		return;
 	}
 	/* not handed out twice, and no report: nothing says what stopped it */
