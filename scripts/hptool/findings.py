@@ -21,7 +21,10 @@ import re
 
 BAD = re.compile(r"Oops|BUG:|kernel BUG at|general protection fault|unreferenced object|"
                  r"INFO: task|exited with preempt_count|exited with irqs disabled|"
-                 r"^BUG \S+ \(|^WARNING: (?!CPU:)")
+                 r"^BUG \S+ \(|^WARNING: (?!CPU:|\S+:\d+ at .*, CPU#\d+: )")
+# the first line of a WARN(): "WARNING: CPU: 0 PID: 50 at lib/x.c:1 f+0x1/0x2" up to 6.x,
+# "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0: comm/50" in 7.x (not lockdep's "WARNING: possible ...")
+WARN_HEADER = re.compile(r"^WARNING: (CPU:|\S+:\d+ at .*, CPU#\d+: )")
 
 
 def intended(report):
@@ -75,7 +78,7 @@ def findings(lines, intended=(), own=None):
             slub = msg.startswith("BUG ") and not msg.startswith("BUG: ")
         elif BAD.search(msg):
             found.append(msg)
-        elif msg.startswith("WARNING: CPU:"):
+        elif WARN_HEADER.match(msg):
             warn = None if slub or any(t in prev for t in intended) else msg
             if warn and "[hardprobe]" in msg:
                 found.append(warn)

@@ -1059,8 +1059,8 @@ static int stop_children(pid_t *pids, int n, int grace_s, int *killed)
 }
 
 /*
- * Findings in the kernel log; see the header comment. A "WARNING: CPU:"
- * block is hardprobe's when its first line names [hardprobe] code or, for a
+ * Findings in the kernel log; see the header comment. A WARN() block
+ * (warn_header()) is hardprobe's when its first line names [hardprobe] code or, for a
  * warning in kernel code, when a frame of its trace is [hardprobe]'s or its
  * task is one of ours (Comm: hardprobe_...). The message right before the
  * block tells an intended catch.
@@ -1201,6 +1201,24 @@ static bool slub_bug(const char *msg)
 	       !strncmp(strchr(c + 1, ' '), " (", 2);
 }
 
+/*
+ * The first line of a WARN(): "WARNING: CPU: 0 PID: 50 at lib/x.c:1 f+0x1/0x2"
+ * up to 6.x, "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0: comm/50" in 7.x; not
+ * lockdep's or RCU's "WARNING: possible ...", which are findings.
+ */
+static bool warn_header(const char *msg)
+{
+	const char *at, *cpu;
+
+	if (!strncmp(msg, "WARNING: CPU:", 13))
+		return true;
+	if (strncmp(msg, "WARNING: ", 9))
+		return false;
+	at = strstr(msg + 9, " at ");
+	cpu = strstr(msg + 9, ", CPU#");
+	return at && cpu && at < cpu && memchr(msg + 9, ':', at - (msg + 9));
+}
+
 static void finding(const char *msg)
 {
 	if (!sc.n++)
@@ -1241,11 +1259,11 @@ static bool is_finding(const char *msg, const void *arg)
 		goto out;
 	}
 	/* lockdep and RCU: "WARNING: possible ...", "WARNING: inconsistent lock state" */
-	if (!strncmp(msg, "WARNING: ", 9) && strncmp(msg, "WARNING: CPU:", 13)) {
+	if (!strncmp(msg, "WARNING: ", 9) && !warn_header(msg)) {
 		finding(msg);
 		goto out;
 	}
-	if (!strncmp(msg, "WARNING: CPU:", 13)) {
+	if (warn_header(msg)) {
 		sc.intended = sc.in_slub || is_intended(sc.prev);
 		snprintf(sc.warn, sizeof(sc.warn), "%s", msg);
 		sc.in_warn = !sc.intended;
