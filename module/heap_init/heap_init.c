@@ -295,7 +295,7 @@ static void hp_heap_init_alloc_slab(struct hp_result *r)
 	if (mode != HP_HEAP_REFILL)
 		what = "the reallocated object";
 	else if (s.sheaves > 0)
-		what = "the reallocated object, refilled in its per-CPU sheaf after init_on_free,";
+		what = "the reallocated object, filled again in its CPU sheaf after init_on_free,";
 	else
 		what = "the reallocated object, filled again after init_on_free cleared it,";
 	hp_heap_verdict(r, what, own, "want_init_on_alloc(GFP_KERNEL)=0",
