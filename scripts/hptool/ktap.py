@@ -84,6 +84,18 @@ def result_counts(test):
     return ok, bad
 
 
+def failed_names(text, ksrc=None):
+    """the names of the failed (or crashed) tests of a KTAP document, nested ones included"""
+    kp = parser(ksrc)
+    names, stack = [], list(parse(text, ksrc).subtests)
+    while stack:
+        t = stack.pop()
+        stack.extend(t.subtests)
+        if t.status in (kp.TestStatus.FAILURE, kp.TestStatus.TEST_CRASHED):
+            names.append(t.name)
+    return names
+
+
 def counts(text, ksrc=None):
     """(ok, not_ok, has_version) of a KTAP document (see result_counts)."""
     test = parse(text, ksrc)
