@@ -3,11 +3,11 @@
 # hardprobe check (make check): host tests (collector, judge, compiler layer, matrix
 # renderer with headless Chromium), lint, the module built with W=1 for all four
 # targets on 6.12 and 6.1 and against Debian's 6.1 and 6.12 headers, then x86_64-gcc
-# (6.12 and 6.1), arm64-clang and Debian's 6.1 and 6.12 kernels booted (KUnit, the
-# kselftests incl. the fuzz run, the report judged), LKDTM agreement on x86_64-gcc and
-# arm64-clang, the variants of scripts/off-variants named in CHECK_VARIANTS (features
-# turned off and on: x86-boot, x86-checks, slab-debug, nomerge, kfence), a debugfs=off boot
-# (autorun KTAP in the log), and the kernel-tree drop-in
+# (6.12, 6.1, and 7.1 where the cache holds its tree), arm64-clang and Debian's 6.1 and
+# 6.12 kernels booted (KUnit, the kselftests incl. the fuzz run, the report judged), LKDTM
+# agreement on x86_64-gcc and arm64-clang, the variants of scripts/off-variants named in
+# CHECK_VARIANTS (features turned off and on: x86-boot, x86-checks, slab-debug, nomerge,
+# kfence), a debugfs=off boot (autorun KTAP in the log), and the kernel-tree drop-in
 # (kunit.py run, kselftest build/run_tests, kselftest-merge).
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
@@ -108,10 +108,18 @@ for t in debian debian-6.12; do
 	w1 "$t" "/usr/src/linux-headers-$(hp_debian_kernel "$(hp_debian_series "$t")")"
 done
 
-# (6.1:x86_64-gcc: the x86_64-gcc target on linux-source-6.1, results x86_64-gcc-6.1)
-for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12; do
+# (6.1:x86_64-gcc: the x86_64-gcc target on linux-source-6.1, results x86_64-gcc-6.1; the
+# x86_64-gcc 7.1 kernel where the cache holds a 7.1 tree, skipped with the reason where it does not)
+for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12 7.1:x86_64-gcc; do
 	IFS=: read -r kv base <<<"$spec"
 	t=$(KVER=$kv hp_tool result-name "$base") || exit 1
+	if [ "$kv" = 7.1 ]; then
+		if ! KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
+			echo "check $t tree: SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> once)" | record
+			continue
+		fi
+		echo "check $t tree: ok ($(KVER=7.1 hp_tool ksrc --kver env | sed -n "s/^HP_SRCID=//p" | tr -d "'"))" | record
+	fi
 	hp_say run "$t" "boot and judge"
 	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2

@@ -28,7 +28,7 @@ HPTOOL = [sys.executable, "-m", "hptool"]
 from hptool import Error, expect, findings, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
-TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-clang", "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-6.1",
+TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-gcc-7.1", "x86_64-clang", "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-6.1",
            "arm64-clang", "arm64-clang-6.1", "debian", "debian-6.12", "debian-arm64", "debian-arm64-6.12",
            "x86_64-gcc-debug"]
 results = []
@@ -610,6 +610,14 @@ def test_tally_findings():
              "[    1.100003] ---[ end trace 0000000000000000 ]---"]
     check("findings-catch-intended-by-reports", findings.findings(catch, recorded) == [] and
           findings.findings(catch) == [catch[1][15:]], "no reports: every warning counts")
+    # 7.x spells a WARN()'s first line "WARNING: <file>:<line> at <where>, CPU#<n>: <task>":
+    # the same block, intended or not; lockdep's "WARNING: possible ..." stays a finding
+    catch7 = [catch[0], "[    1.100001] WARNING: lib/string_helpers.c:1028 at __fortify_report+0x45/0x50, "
+              "CPU#0: hardprobe_test/70"] + catch[2:] + [
+              "[    1.200000] WARNING: possible circular locking dependency detected"]
+    check("findings-warn-header-7x", findings.findings(catch7, recorded) == [catch7[4][15:]] and
+          findings.findings(catch7) == [catch7[1][15:], catch7[4][15:]],
+          repr(findings.findings(catch7, recorded)))
     # SLUB's report on a probe's own cache (slab_debug: "BUG hp_slab_debug..."), while that
     # probe runs, with the warning object_err() raises inside it from 6.12 on: intended; the
     # same on another cache, or a warning after SLUB's "FIX" line ends the report: findings
