@@ -128,9 +128,13 @@ for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12 7.1:x86
 	# the kernel's own KTAP parser must accept what we print
 	for f in selftest.ktap fuzz.ktap kunit.ktap trust.ktap ktap.txt; do
 		[[ "$t" == debian* ]] && [ "$f" = kunit.ktap ] && continue
-		if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$HP_TOP/results/$t/$f" \
-			>"$HP_TOP/results/$t/$f.parsed" 2>&1; then
+		# (it exits 1 on a failed test too: those the judge holds against the table's expected
+		# ones above; here the parse itself must go through, no [ERROR] or [CRASHED] line)
+		P=$HP_TOP/results/$t/$f.parsed
+		if python3 "$HP_KSRC/tools/testing/kunit/kunit.py" parse "$HP_TOP/results/$t/$f" >"$P" 2>&1; then
 			echo "check $t kunit.py-parse-$f: ok" | record
+		elif grep -q 'Testing complete. Ran [1-9]' "$P" && ! grep -q '\[ERROR\]\|\[CRASHED\]\|NO TESTS' "$P"; then
+			echo "check $t kunit.py-parse-$f: ok (parsed; $(grep -o 'Failures: .*' "$P" | head -c 120): the judge's)" | record
 		else
 			echo "check $t kunit.py-parse-$f: FAIL ($(tail -n 1 "$HP_TOP/results/$t/$f.parsed"))" | record
 		fi

@@ -94,8 +94,6 @@
 
 static atomic_t hp_slab_seq = ATOMIC_INIT(0);
 static bool hp_slab_page_warned;
-/* this kernel leaks a wrong-cache free (7.1), seen once: its WARN_ONCE is silent after */
-static bool hp_slab_cross_leaks;
 
 /*
  * Who checked a free: cache_from_obj() looks the object's cache up when
@@ -277,7 +275,7 @@ static void hp_slab_free_double_free(struct hp_result *r)
 static void hp_slab_free_cross_cache(struct hp_result *r)
 {
 	struct kmem_cache *a, *b;
-	void *x, *y;
+	void *x, *y, *z;
 	char marker[48], line[160], na[HP_CACHE_NAME_LEN], nb[HP_CACHE_NAME_LEN];
 	int seq;
 	bool logged, leaked;
@@ -325,20 +323,30 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	preempt_enable();
 	logged = hp_log_find(marker, HP_SLAB_SIG_CROSS, line, sizeof(line));
 	leaked = !logged && hp_log_find(marker, HP_SLAB_SIG_CROSS_LEAK, line, sizeof(line));
-	hp_slab_cross_leaks |= leaked;
 	/* where did it go? b hands its last freed object out first */
 	y = kmem_cache_alloc(b, GFP_KERNEL);
 	if (y)
 		kmem_cache_free(b, y);
-	if (y != x && !logged && hp_slab_cross_leaks) {
+	if (y != x && !logged) {
+		/* and a, as its control showed */
+		z = kmem_cache_alloc(a, GFP_KERNEL);
+		if (z == x) {
+			/* a hands out b's object: both caches stay, never destroyed */
+			hp_set(r, HP_VULNERABLE,
+			       "kmem_cache_free(a, object of b) accepted without a word: a handed the object of b out again; caches left behind");
+			return;
+		}
+		if (z)
+			kmem_cache_free(a, z);
 		/*
-		 * dropped and leaked on purpose: still b's, given back (else
-		 * destroying b would warn about it); the WARN_ONCE is silent after
-		 * its first time, when the leak is the evidence
+		 * in neither cache: dropped and leaked on purpose (7.x), still b's,
+		 * given back (else destroying b would report it); the WARN_ONCE is
+		 * silent after its first time in a boot, when the leak is the
+		 * evidence
 		 */
 		kmem_cache_free(b, x);
 		hp_set(r, hp_slab_catch(),
-		       "kmem_cache_free(a, object of b) dropped%s, the object leaked on purpose (b did not hand it out; given back to b); log: %s",
+		       "kmem_cache_free(a, object of b) dropped%s, the object leaked on purpose (neither cache handed it out; given back to b); log: %s",
 		       hp_slab_by(), leaked ? line : "warned earlier in this boot (WARN_ONCE)");
 		goto out;
 	}
