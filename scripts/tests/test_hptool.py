@@ -615,6 +615,13 @@ def test_tally_findings():
     catch7 = [catch[0], "[    1.100001] WARNING: lib/string_helpers.c:1028 at __fortify_report+0x45/0x50, "
               "CPU#0: hardprobe_test/70"] + catch[2:] + [
               "[    1.200000] WARNING: possible circular locking dependency detected"]
+    race = ["[    3.725610] debugfs file owner did not clean up at exit: report",
+            "[    3.725772] WARNING: CPU: 1 PID: 61 at fs/debugfs/file.c:281 open_proxy_open+0xd8/0x110",
+            "[    3.725851] CPU: 1 UID: 0 PID: 61 Comm: hardprobe_fuzz Tainted: G        W  OE    N",
+            "[    3.728731] ---[ end trace 0000000000000000 ]---"]
+    check("findings-unload-race", findings.findings(race) == [] and
+          findings.findings([race[0].replace("debugfs file owner", "other")] + race[1:]) == [race[1][15:]],
+          repr(findings.findings(race)))
     check("findings-warn-header-7x", findings.findings(catch7, recorded) == [catch7[4][15:]] and
           findings.findings(catch7) == [catch7[1][15:], catch7[4][15:]],
           repr(findings.findings(catch7, recorded)))

@@ -440,13 +440,18 @@ def findings_tests(stage, tmp):
            "---[ end trace 0000000000000000 ]---",
            "hardprobe: end slab_debug.redzone",
            "WARNING: possible circular locking dependency detected",
-           "WARNING: module/x.c:1 at hp_x+0x1/0x2 [hardprobe], CPU#1: hardprobe_fuzz/50"]
+           "WARNING: module/x.c:1 at hp_x+0x1/0x2 [hardprobe], CPU#1: hardprobe_fuzz/50",
+           # the kernel's race of an open with rmmod (the reloads provoke it): not a finding
+           "debugfs file owner did not clean up at exit: report",
+           "WARNING: CPU: 1 PID: 59 at fs/debugfs/file.c:282 open_proxy_open+0x11c/0x1c0",
+           "CPU: 1 UID: 0 PID: 59 Comm: hardprobe_fuzz Tainted: G        W  OE    N",
+           "---[ end trace 0000000000000000 ]---"]
     r = subprocess.run([exe, js], input="\n".join(log) + "\n", capture_output=True, text=True)
     got = [ln[9:] for ln in r.stdout.splitlines() if ln.startswith("finding: ")]
     want = [log[3], log[9], log[10], log[12], log[18], log[19]]
     check("kselftest-fuzz-bug-report-in-flight", got == want and ", of 3 probes" in r.stdout,
           f"{len(got)} findings: {'; '.join(got)}" if got != want else
-          "6 of 20 lines, 3 declared BUG reports and SLUB's warning (6.x and 7.x) excused")
+          "6 of 24 lines, 3 declared BUG reports, SLUB's warning (6.x and 7.x) and the unload race excused")
 
 
 def warns_tests(stage, tmp):
