@@ -107,13 +107,14 @@ def main(rdir, table_path, column=None):
     # a configured feature the table expects vulnerable (a kernel that does not stop the bug
     # although the feature is on: 7.x's slab sheaves pass a double free): its own KTAP lines
     # and those of its vulnerable probes say "not ok", as they must
+    # (report.json read once: its own checks follow the KTAP's)
     try:
-        report = json.loads(read(os.path.join(rdir, "report.json")) or "")
-    except ValueError:
-        report = None
+        data, json_err = json.loads(read(os.path.join(rdir, "report.json")) or ""), None
+    except ValueError as e:
+        data, json_err = None, str(e)
     cells = dict(table.expectations(column))
     xfail = set()
-    for f in (report or {}).get("features", []) if isinstance(report, dict) else []:
+    for f in (data or {}).get("features", []) if isinstance(data, dict) else []:
         if cells.get(f.get("feature")) == "vulnerable" and f.get("configured_bool"):
             xfail.add(f["feature"])
             xfail |= {p.get("probe") for p in f.get("probes", []) if p.get("outcome") == "vulnerable"}
@@ -156,12 +157,10 @@ def main(rdir, table_path, column=None):
     check("kselftest-exit", rc == "exit=0" or xrc,
           (rc or "no exit code") + (": the expected failures only" if xrc else ""))
 
-    data = None
-    try:
-        data = json.loads(read(os.path.join(rdir, "report.json")) or "")
+    if json_err is None:
         check("json", data.get("schema") == 1 and len(data.get("features", [])) > 0)
-    except ValueError as e:
-        check("json", False, str(e))
+    else:
+        check("json", False, json_err)
     outcomes = {f["feature"]: f for f in (data or {}).get("features", [])}
     rules = None
     if data is not None:
