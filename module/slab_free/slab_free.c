@@ -118,12 +118,9 @@ static void hp_slab_name(char *buf, size_t len, const char *kind, int seq)
 	snprintf(buf, len, "hardprobe-slab-%s-%llx-%d", kind, hp_cache_load_id(), seq);
 }
 
-static struct kmem_cache *hp_slab_cache(const char *kind, int seq, unsigned int size,
+static struct kmem_cache *hp_slab_cache(const char *name, unsigned int size,
 					slab_flags_t flags)
 {
-	char name[HP_CACHE_NAME_LEN];
-
-	hp_slab_name(name, sizeof(name), kind, seq);
 	return kmem_cache_create(name, size, 0, HP_SLAB_NO_MERGE | flags, NULL);
 }
 
@@ -175,12 +172,11 @@ static bool hp_slab_df_repair(struct kmem_cache *c, void *obj, char *buf, size_t
  * the cache, and credit KASAN, not this feature.
  */
 static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *obj,
-			     const char *marker, int seq)
+			     const char *marker, const char *name)
 {
-	char line[128], name[HP_CACHE_NAME_LEN];
+	char line[128];
 	void *a1, *a2;
 
-	hp_slab_name(name, sizeof(name), "df", seq);
 	if (!IS_ENABLED(CONFIG_KASAN) ||
 	    !hp_log_find(marker, HP_SLAB_KASAN_DOUBLE, line, sizeof(line)))
 		return false;
@@ -209,13 +205,11 @@ static bool hp_slab_df_kasan(struct hp_result *r, struct kmem_cache *c, void *ob
  * never calls set_freepointer(), so its check never sees a double free
  * there. Say so when the cache's sysfs has a non-zero sheaf_capacity.
  */
-static void hp_slab_sheaves(int seq, char *buf, size_t len)
+static void hp_slab_sheaves(const char *name, char *buf, size_t len)
 {
-	char name[HP_CACHE_NAME_LEN];
 	int n;
 
 	buf[0] = '\0';
-	hp_slab_name(name, sizeof(name), "df", seq);
 	n = hp_slab_sheaf_capacity(name);
 	if (n > 0)
 		snprintf(buf, len,
@@ -238,7 +232,7 @@ static void hp_slab_free_double_free(struct hp_result *r)
 	 * second free itself ("Slab has 0 allocated objects but 1 are to be
 	 * freed") before set_freepointer()'s check could see it
 	 */
-	c = hp_slab_cache("df", seq, HP_SLAB_DF_SIZE, HP_SLAB_NO_DEBUG);
+	c = hp_slab_cache(name, HP_SLAB_DF_SIZE, HP_SLAB_NO_DEBUG);
 	if (!c) {
 		hp_set(r, HP_ERROR, "cannot create a private cache");
 		return;
@@ -255,9 +249,9 @@ static void hp_slab_free_double_free(struct hp_result *r)
 	preempt_disable();
 	hp_slab_free_twice(c, obj);
 	preempt_enable();
-	if (hp_slab_df_kasan(r, c, obj, marker, seq))
+	if (hp_slab_df_kasan(r, c, obj, marker, name))
 		return;
-	hp_slab_sheaves(seq, sheaves, sizeof(sheaves));
+	hp_slab_sheaves(name, sheaves, sizeof(sheaves));
 	repaired = hp_slab_df_repair(c, obj, seen, sizeof(seen), &twice);
 	if (repaired)
 		kmem_cache_destroy(c);
@@ -288,8 +282,8 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	seq = atomic_inc_return(&hp_slab_seq);
 	hp_slab_name(na, sizeof(na), "a", seq);
 	hp_slab_name(nb, sizeof(nb), "b", seq);
-	a = hp_slab_cache("a", seq, HP_SLAB_SIZE, 0);
-	b = hp_slab_cache("b", seq, HP_SLAB_SIZE, 0);
+	a = hp_slab_cache(na, HP_SLAB_SIZE, 0);
+	b = hp_slab_cache(nb, HP_SLAB_SIZE, 0);
 	if (!a || !b) {
 		hp_set(r, HP_ERROR, "cannot create two private caches");
 		goto out;
@@ -385,7 +379,8 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 		return;
 	}
 	seq = atomic_inc_return(&hp_slab_seq);
-	c = hp_slab_cache("pg", seq, HP_SLAB_SIZE, 0);
+	hp_slab_name(name, sizeof(name), "pg", seq);
+	c = hp_slab_cache(name, HP_SLAB_SIZE, 0);
 	page = __get_free_page(GFP_KERNEL | __GFP_ZERO);
 	if (!c || !page) {
 		hp_set(r, HP_ERROR, "cannot create a private cache or get a page");
@@ -397,7 +392,6 @@ static void hp_slab_free_not_slab(struct hp_result *r)
 	/* an object in use keeps the cache's CPU slab in place */
 	keep = kmem_cache_alloc(c, GFP_KERNEL);
 	snprintf(marker, sizeof(marker), "slab not-a-slab [%d]", seq);
-	hp_slab_name(name, sizeof(name), "pg", seq);
 	pr_info("%s: kmem_cache_free of page %p to %s\n", marker, p, name);
 	preempt_disable();
 	kmem_cache_free(c, p);
