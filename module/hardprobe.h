@@ -179,6 +179,7 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
 			      char *line, size_t len, const char *stop, bool *whole);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
+int hp_slab_attr(const char *cache, const char *attr);
 int hp_slab_sheaf_capacity(const char *cache);
 ssize_t hp_read_bytes(const char *path, void *buf, size_t len, loff_t off);
 ssize_t hp_write_file(const char *path, const char *buf, size_t len);

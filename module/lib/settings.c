@@ -124,6 +124,30 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
 }
 
 /**
+ * hp_slab_attr() - a number from a slab cache's SLUB sysfs directory
+ * @cache: the cache's name (its directory in /sys/kernel/slab)
+ * @attr: the file, e.g. "sheaf_capacity" or "sanity_checks"
+ *
+ * Return: the value, or -errno where the file cannot be read (a kernel
+ * without that attribute, no SLUB sysfs).
+ */
+int hp_slab_attr(const char *cache, const char *attr)
+{
+	char path[HP_CACHE_NAME_LEN + 48], buf[16];
+	unsigned int n;
+	ssize_t len;
+
+	if (snprintf(path, sizeof(path), "/sys/kernel/slab/%s/%s", cache, attr) >= sizeof(path))
+		return -ENAMETOOLONG;
+	len = hp_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	if (kstrtouint(buf, 10, &n) || n > INT_MAX)
+		return -EINVAL;
+	return n;
+}
+
+/**
  * hp_slab_sheaf_capacity() - how many freed objects a slab cache's per-CPU
  * sheaf holds
  * @cache: the cache's name (its directory in /sys/kernel/slab)
@@ -137,17 +161,7 @@ ssize_t hp_read_file(const char *path, char *buf, size_t len)
  */
 int hp_slab_sheaf_capacity(const char *cache)
 {
-	char path[HP_CACHE_NAME_LEN + 48], buf[16];
-	unsigned int n;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/sheaf_capacity", cache);
-	len = hp_read_file(path, buf, sizeof(buf));
-	if (len < 0)
-		return len;
-	if (kstrtouint(buf, 10, &n) || n > INT_MAX)
-		return -EINVAL;
-	return n;
+	return hp_slab_attr(cache, "sheaf_capacity");
 }
 
 /**

@@ -16,12 +16,18 @@
  *   <a> but object is from <b>" (a WARN, not once) and frees the object to
  *   its real cache; without it the object goes to the slab it lives in
  *   through the wrong cache's geometry (the two caches are alike, so this
- *   does no harm here).
+ *   does no harm here), and b hands it out again within a slab's worth of
+ *   allocations (6.12: from the slab's own freelist), or a does (7.x: from
+ *   a's sheaf). The probe looks for it in both, on the CPU of the free.
  *   7.1's kmem_cache_free() instead WARN_ONCEs "kmem_cache_free(<a>, <p>):
  *   object belongs to different cache <b>" and drops the free, leaking the
- *   object on purpose: the probe gives it back to b (destroying b with it
- *   would warn a second time), and after the first time in a boot, when the
- *   WARN_ONCE is silent, the leak is the evidence.
+ *   object on purpose: where a's frees are checked (the hardening, or
+ *   slub_debug's F on a) and neither cache hands the object out, the probe
+ *   gives it back to b (destroying b with it would warn a second time), and
+ *   after the first time in a boot, when the WARN_ONCE is silent, the leak is
+ *   the evidence. Found nowhere with nothing checking (KASAN's quarantine
+ *   may hold it): inconclusive, both caches left behind, as giving it back
+ *   could free it twice.
  * - not_slab: kmem_cache_free() of a page that is no slab. virt_to_cache()
  *   WARN_ONCEs "virt_to_cache: Object is not a Slab page!" (7.1: "... object
  *   is not in a slab page") and the free is dropped. Without the hardening
@@ -91,6 +97,12 @@
  */
 #define HP_SLAB_DF_SIZE		(64 * 1024)
 #define HP_SLAB_SIZE		128
+/*
+ * how many objects cross_cache takes from b looking for the wrongly freed
+ * one: more than a slab of 128-byte objects holds (32 per 4 KiB page, up
+ * to order 3)
+ */
+#define HP_SLAB_SEARCH		512
 
 static atomic_t hp_slab_seq = ATOMIC_INIT(0);
 static bool hp_slab_page_warned;
@@ -266,12 +278,48 @@ static void hp_slab_free_double_free(struct hp_result *r)
 	       obj, name, seen);
 }
 
+/*
+ * Does anything check a's frees? cache_from_obj() looks the object's cache up
+ * only with SLAB_FREELIST_HARDENED or for a cache with slub_debug's
+ * consistency checks (F) on; -errno (unreadable) counts as no check.
+ */
+static bool hp_slab_checked(const char *name)
+{
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ||
+	       hp_slab_attr(name, "sanity_checks") == 1;
+}
+
+/*
+ * Where did the object of b freed to a go? Allocate from b, on the CPU of the
+ * free, until it comes back: a free that nothing checked went to b's slab
+ * through a's free path (6.12: onto the slab's own freelist, which b reaches
+ * when its CPU freelist runs dry, at most a slab's worth of objects later).
+ * The objects are kept in @objs (*@n of them) for the caller to give back.
+ * Return: how many allocations it took, 0 if it never came back.
+ */
+static int hp_slab_find(struct kmem_cache *b, void *x, void **objs, int *n)
+{
+	int i;
+
+	for (i = 0; i < HP_SLAB_SEARCH; i++) {
+		objs[i] = kmem_cache_alloc(b, GFP_ATOMIC | __GFP_NOWARN);
+		if (!objs[i])
+			break;
+		if (objs[i] == x) {
+			*n = i + 1;
+			return i + 1;
+		}
+	}
+	*n = i;
+	return 0;
+}
+
 static void hp_slab_free_cross_cache(struct hp_result *r)
 {
 	struct kmem_cache *a, *b;
-	void *x, *y, *z;
+	void *x, *y, *z = NULL, **objs = NULL;
 	char marker[48], line[160], na[HP_CACHE_NAME_LEN], nb[HP_CACHE_NAME_LEN];
-	int seq;
+	int seq, found = 0, n = 0, i;
 	bool logged, leaked;
 
 	if (hp_warn_panics()) {
@@ -284,8 +332,9 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	hp_slab_name(nb, sizeof(nb), "b", seq);
 	a = hp_slab_cache(na, HP_SLAB_SIZE, 0);
 	b = hp_slab_cache(nb, HP_SLAB_SIZE, 0);
-	if (!a || !b) {
-		hp_set(r, HP_ERROR, "cannot create two private caches");
+	objs = kmalloc_array(HP_SLAB_SEARCH, sizeof(*objs), GFP_KERNEL);
+	if (!a || !b || !objs) {
+		hp_set(r, HP_ERROR, "cannot create two private caches and a search array");
 		goto out;
 	}
 	/* control: the legal free of an object of a to a gives it back to a */
@@ -305,51 +354,77 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	}
 	snprintf(marker, sizeof(marker), "slab cross-cache [%d]", seq);
 
-	x = kmem_cache_alloc(b, GFP_KERNEL);
+	/* one CPU for the allocation, the wrong free and the search that follows */
+	preempt_disable();
+	x = kmem_cache_alloc(b, GFP_ATOMIC);
+	if (x) {
+		pr_info("%s: freeing %p of %s to %s\n", marker, x, nb, na);
+		kmem_cache_free(a, x);
+		/* b hands its last freed object out first, else within a slab */
+		found = hp_slab_find(b, x, objs, &n);
+		/* and a, as its control showed (7.x: a's sheaf) */
+		if (!found)
+			z = kmem_cache_alloc(a, GFP_ATOMIC | __GFP_NOWARN);
+	}
+	preempt_enable();
 	if (!x) {
 		hp_set(r, HP_ERROR, "cannot allocate from %s", nb);
 		goto out;
 	}
-	pr_info("%s: freeing %p of %s to %s\n", marker, x, nb, na);
-	/* same CPU for the allocation's slab and the wrong free */
-	preempt_disable();
-	kmem_cache_free(a, x);
-	preempt_enable();
+	/* b handed them out (x among them, if found): all are b's again */
+	for (i = 0; i < n; i++)
+		kmem_cache_free(b, objs[i]);
 	logged = hp_log_find(marker, HP_SLAB_SIG_CROSS, line, sizeof(line));
 	leaked = !logged && hp_log_find(marker, HP_SLAB_SIG_CROSS_LEAK, line, sizeof(line));
-	/* where did it go? b hands its last freed object out first */
-	y = kmem_cache_alloc(b, GFP_KERNEL);
-	if (y)
-		kmem_cache_free(b, y);
-	if (y != x && !logged) {
-		/* and a, as its control showed */
-		z = kmem_cache_alloc(a, GFP_KERNEL);
-		if (z == x) {
-			/* a hands out b's object: both caches stay, never destroyed */
-			hp_set(r, HP_VULNERABLE,
-			       "kmem_cache_free(a, object of b) accepted without a word: a handed the object of b out again; caches left behind");
-			return;
-		}
+	if (logged) {
 		if (z)
 			kmem_cache_free(a, z);
-		/*
-		 * in neither cache: dropped and leaked on purpose (7.x), still b's,
-		 * given back (else destroying b would report it); the WARN_ONCE is
-		 * silent after its first time in a boot, when the leak is the
-		 * evidence
-		 */
-		kmem_cache_free(b, x);
 		hp_set(r, hp_slab_catch(),
-		       "kmem_cache_free(a, object of b) dropped%s, the object leaked on purpose (neither cache handed it out; given back to b); log: %s",
-		       hp_slab_by(), leaked ? line : "warned earlier in this boot (WARN_ONCE)");
+		       "kmem_cache_free(a, object of b) warned%s; b %s; log: %s",
+		       hp_slab_by(), found ? "handed the object out again" :
+		       "did not hand the object out again", line);
 		goto out;
 	}
-	hp_set(r, !logged ? HP_VULNERABLE : hp_slab_catch(),
-	       "kmem_cache_free(a, object of b) %s%s; b %s the object again; log: %s",
-	       logged ? "warned" : "accepted without a word",
-	       logged ? hp_slab_by() : "", y == x ? "handed out" : "did not hand out",
-	       logged ? line : "nothing");
+	if (found) {
+		hp_set(r, HP_VULNERABLE,
+		       "kmem_cache_free(a, object of b) accepted without a word: the object went to b's slab through a's free path, and b handed it out again %d allocation(s) later",
+		       found);
+		goto out;
+	}
+	if (z == x) {
+		/* a hands out b's object: both caches stay, never destroyed */
+		hp_set(r, HP_VULNERABLE,
+		       "kmem_cache_free(a, object of b) accepted without a word: a handed the object of b out again; caches left behind");
+		kfree(objs);
+		return;
+	}
+	if (z)
+		kmem_cache_free(a, z);
+	if (!hp_slab_checked(na)) {
+		/*
+		 * nothing could have dropped the free, yet neither cache handed
+		 * the object out: where it went is unknown (KASAN's quarantine?),
+		 * and giving it back or destroying either cache could free it
+		 * twice: both caches stay
+		 */
+		hp_set(r, HP_INCONCLUSIVE,
+		       "kmem_cache_free(a, object of b) accepted without a word, and neither cache handed the object out again (%d allocations from b); caches left behind",
+		       n);
+		kfree(objs);
+		return;
+	}
+	/*
+	 * the free was checked and dropped, the object leaked on purpose (7.x),
+	 * still b's: given back (else destroying b would report it); the
+	 * WARN_ONCE is silent after its first time in a boot, when the leak is
+	 * the evidence
+	 */
+	kmem_cache_free(b, x);
+	hp_set(r, hp_slab_catch(),
+	       "kmem_cache_free(a, object of b) dropped%s, the object leaked on purpose (neither cache handed it out, %d allocations from b; given back to b); log: %s",
+	       hp_slab_by(), n, leaked ? line : "warned earlier in this boot (WARN_ONCE)");
 out:
+	kfree(objs);
 	kmem_cache_destroy(a);
 	kmem_cache_destroy(b);
 }
