@@ -241,6 +241,12 @@ static void hp_ibt_past_endbr(struct hp_result *r)
 		return;
 	}
 	/*
+	 * reads of the entry's bytes through a register too: a read at a
+	 * constant hp_ibt_target+4 is a relocation to a non-ENDBR address,
+	 * which objtool warns about (seen with ThinLTO)
+	 */
+	OPTIMIZER_HIDE_VAR(entry);
+	/*
 	 * endbr64 and FineIBT's poison are 4 bytes long, so +4 starts an
 	 * instruction. Without IBT built in, a traced function starts with
 	 * ftrace's 5-byte nop instead, and +5 starts the body: the same bug,

@@ -67,6 +67,23 @@
 #define HP_SLAB_NO_DEBUG	0
 #endif
 
+/*
+ * A function that makes an indirect call without a kCFI check on purpose
+ * (the controls built without the CFI flags): 7.x's objtool warns "no-cfi
+ * indirect call!" for each such call unless the function is annotated, as
+ * LKDTM annotates execute_location() (7.1 has the check and the annotation,
+ * in <linux/annotate.h>; 6.12 has neither). The annotation only silences
+ * objtool: the code is the same.
+ */
+#if __has_include(<linux/annotate.h>)
+#include <linux/annotate.h>
+#endif
+#ifdef ANNOTATE_NOCFI_SYM
+#define HP_ANNOTATE_NOCFI_SYM(sym)	ANNOTATE_NOCFI_SYM(sym)
+#else
+#define HP_ANNOTATE_NOCFI_SYM(sym)
+#endif
+
 /* hex_asc (rodata): in <linux/hex.h>, which <linux/kernel.h> no longer includes after 6.12 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #include <linux/hex.h>
