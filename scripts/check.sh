@@ -20,7 +20,13 @@ mkdir -p "$HP_TOP/results"
 export HP_STAGES=$HP_TOP/results/check-stages.txt
 : >"$HP_STAGES"
 hp_say deps - "packages (scripts/deps.sh)"
-"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 --lava || exit 1
+# Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1 tree
+k71=()
+if KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
+	k71=(clang-22 lld-22 llvm-22)
+fi
+EXTRA_PKGS="${EXTRA_PKGS:-} ${k71[*]+${k71[*]}}" \
+	"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 --lava || exit 1
 hp_ksrc
 hp_say host - "install step against stand-in tools; pipefail audit of scripts/"
 checked "host test_deps" python3 "$HP_TOP/scripts/tests/test_deps.py"
@@ -89,8 +95,8 @@ for spec in 6.12:x86_64-gcc:full 6.12:arm64-clang:full 6.12:x86_64-clang:--prepa
 	w1 "$name" "$B" ${extra[@]+"${extra[@]}"}
 done
 # Linux 7.1 (a tree the user named once as KSRC=, kept in the cache): the module against
-# prepared 7.1 trees of the two booted targets; skipped with the reason where none is cached
-for t in x86_64-gcc arm64-clang; do
+# prepared 7.1 trees of the four reference targets; skipped with the reason where none is cached
+for t in x86_64-gcc x86_64-clang arm64-gcc arm64-clang; do
 	if ! KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
 		for c in build-W=1 objdeps; do
 			echo "check $t-7.1 $c: SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> once)"
@@ -109,8 +115,10 @@ for t in debian debian-6.12; do
 done
 
 # (6.1:x86_64-gcc: the x86_64-gcc target on linux-source-6.1, results x86_64-gcc-6.1; the
-# x86_64-gcc 7.1 kernel where the cache holds a 7.1 tree, skipped with the reason where it does not)
-for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12 7.1:x86_64-gcc; do
+# x86_64-gcc and x86_64-clang-22 7.1 kernels where the cache holds a 7.1 tree, skipped with
+# the reason where it does not)
+for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12 7.1:x86_64-gcc \
+	    7.1:x86_64-clang-22; do
 	IFS=: read -r kv base <<<"$spec"
 	t=$(KVER=$kv hp_tool result-name "$base") || exit 1
 	if [ "$kv" = 7.1 ]; then
