@@ -35,7 +35,7 @@
 #define HP_SYM_SPECTRE_V1	"CONFIG_MITIGATION_SPECTRE_V1"
 #elif defined(CONFIG_ARM64)
 #define HP_SYM_USER_EXEC	"PXN (set on every user mapping, no Kconfig option)"
-#define HP_SYM_USER_ACCESS	"CONFIG_ARM64_PAN"
+#define HP_SYM_USER_ACCESS	HP_PAN_SYM
 #define HP_SYM_SPECTRE_V1	"none (arm64 always builds array_index_nospec() with csdb)"
 #else
 #define HP_SYM_USER_EXEC	"none on this architecture"

@@ -84,6 +84,21 @@
 #define HP_ANNOTATE_NOCFI_SYM(sym)
 #endif
 
+/*
+ * arm64 PAN: built by CONFIG_ARM64_PAN on 6.12 and before; 7.1 has no such
+ * option and always builds it (hardware PAN used wherever the CPU has it).
+ * The kernels between are not checked here: on them only the option counts.
+ */
+#if defined(CONFIG_ARM64) && LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
+#define HP_PAN_BUILT		true
+#define HP_PAN_SYM		"PAN (always built on 7.1, no Kconfig option)"
+#define HP_PAN_TXT		"PAN always built (no Kconfig option on 7.1)"
+#else
+#define HP_PAN_BUILT		IS_ENABLED(CONFIG_ARM64_PAN)
+#define HP_PAN_SYM		"CONFIG_ARM64_PAN"
+#define HP_PAN_TXT		(HP_PAN_BUILT ? "CONFIG_ARM64_PAN=y" : "CONFIG_ARM64_PAN=n")
+#endif
+
 /* hex_asc (rodata): in <linux/hex.h>, which <linux/kernel.h> no longer includes after 6.12 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #include <linux/hex.h>

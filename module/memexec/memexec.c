@@ -62,9 +62,9 @@
  * PAN on a CPU without it and no software PAN) is unsupported, not
  * vulnerable. configured: x86's SMEP and SMAP and arm64's PXN have no
  * Kconfig option (used whenever the CPU has them), PAN is CONFIG_ARM64_PAN
- * or CONFIG_ARM64_SW_TTBR0_PAN; active: the CPU feature and the CR4 bit
- * (x86), hardware PAN with PSTATE.PAN read in the probe's context, EPAN and
- * TTBR0 PAN (arm64).
+ * (7.1: always built, no option) or CONFIG_ARM64_SW_TTBR0_PAN; active: the
+ * CPU feature and the CR4 bit (x86), hardware PAN with PSTATE.PAN read in
+ * the probe's context, EPAN and TTBR0 PAN (arm64).
  *
  * null_deref: a NULL dereference is harmless only while no user can put
  * memory at address 0. The protection is that an unprivileged task cannot
@@ -562,7 +562,7 @@ static bool hp_user_access_unsupported(struct hp_result *r)
 		return true;
 	}
 #elif defined(CONFIG_ARM64)
-	if (IS_ENABLED(CONFIG_ARM64_PAN) && !system_uses_hw_pan() &&
+	if (HP_PAN_BUILT && !system_uses_hw_pan() &&
 	    !system_uses_ttbr0_pan()) {
 		hp_set(r, HP_UNSUPPORTED, "the CPU has no PAN (ARMv8.1), no software PAN built");
 		return true;
@@ -833,11 +833,9 @@ static void hp_uaccess_layers(struct hp_layers *l)
 #elif defined(CONFIG_ARM64)
 	bool hw = system_uses_hw_pan();
 
-	l->configured = IS_ENABLED(CONFIG_ARM64_PAN) ||
-			IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN);
+	l->configured = HP_PAN_BUILT || IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN);
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
-		 "CONFIG_ARM64_PAN=%s, CONFIG_ARM64_EPAN=%s, CONFIG_ARM64_SW_TTBR0_PAN=%s",
-		 IS_ENABLED(CONFIG_ARM64_PAN) ? "y" : "n",
+		 "%s, CONFIG_ARM64_EPAN=%s, CONFIG_ARM64_SW_TTBR0_PAN=%s", HP_PAN_TXT,
 		 IS_ENABLED(CONFIG_ARM64_EPAN) ? "y" : "n",
 		 IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN) ? "y" : "n");
 	hp_layer(l->active, sizeof(l->active),
