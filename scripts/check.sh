@@ -21,10 +21,15 @@ export HP_STAGES=$HP_TOP/results/check-stages.txt
 : >"$HP_STAGES"
 hp_say deps - "packages (scripts/deps.sh)"
 # Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1 tree
-k71=()
-if KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
+# (src71: the cached 7.1 tree's id, empty without one; no71: why its checks are skipped)
+k71=() src71=
+if src71=$(KVER=7.1 hp_tool ksrc --kver env 2>/dev/null | sed -n "s/^HP_SRCID=//p" | tr -d "'") &&
+   [ -n "$src71" ]; then
 	k71=(clang-22 lld-22 llvm-22)
+else
+	src71=
 fi
+no71="SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> once)"
 EXTRA_PKGS="${EXTRA_PKGS:-} ${k71[*]+${k71[*]}}" \
 	"$HP_TOP/scripts/deps.sh" --arm64 --debian=debian --debian=debian-6.12 --kver=6.1 --lava || exit 1
 hp_ksrc
@@ -97,9 +102,9 @@ done
 # Linux 7.1 (a tree the user named once as KSRC=, kept in the cache): the module against
 # prepared 7.1 trees of the four reference targets; skipped with the reason where none is cached
 for t in x86_64-gcc x86_64-clang arm64-gcc arm64-clang; do
-	if ! KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
+	if [ -z "$src71" ]; then
 		for c in build-W=1 objdeps; do
-			echo "check $t-7.1 $c: SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> once)"
+			echo "check $t-7.1 $c: $no71"
 		done | record
 		continue
 	fi
@@ -122,11 +127,11 @@ for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12 7.1:x86
 	IFS=: read -r kv base <<<"$spec"
 	t=$(KVER=$kv hp_tool result-name "$base") || exit 1
 	if [ "$kv" = 7.1 ]; then
-		if ! KVER=7.1 hp_tool ksrc --kver env >/dev/null 2>&1; then
-			echo "check $t tree: SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> once)" | record
+		if [ -z "$src71" ]; then
+			echo "check $t tree: $no71" | record
 			continue
 		fi
-		echo "check $t tree: ok ($(KVER=7.1 hp_tool ksrc --kver env | sed -n "s/^HP_SRCID=//p" | tr -d "'"))" | record
+		echo "check $t tree: ok ($src71)" | record
 	fi
 	hp_say run "$t" "boot and judge"
 	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
