@@ -46,6 +46,8 @@ struct hp_result {
 	char evidence[HP_EVIDENCE_LEN];
 	u64 ns;
 	unsigned int warns;	/* WARN-class reports it raised (warn_count delta) */
+	/* WARNs other tasks raised meanwhile, taken out of @warns (their headers) */
+	unsigned int warns_foreign;
 };
 
 /* The evidence layers of a feature, filled from the running kernel. */
@@ -178,6 +180,9 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 			     unsigned int n, bool *found, char *line, size_t len);
 unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
 			      char *line, size_t len, const char *stop, bool *whole);
+u64 hp_log_seq(void);
+bool hp_log_settle(void);
+unsigned int hp_log_foreign_warns(u64 from, u64 to, pid_t pid);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 int hp_slab_attr(const char *cache, const char *attr);
 int hp_slab_sheaf_capacity(const char *cache);

@@ -324,9 +324,12 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 				seq_buf_printf(s, "\"stopped\":%s,",
 					       pr->res.went_on ? "false" : "true");
 			hp_json_kv(s, "evidence", pr->res.evidence, true);
-			/* WARN-class reports raised, and the most it may raise */
-			seq_buf_printf(s, "\"warns\":%u,\"warns_max\":%u,", pr->res.warns,
-				       pr->probe->warns);
+			/*
+			 * WARN-class reports raised, the most it may raise, and
+			 * other tasks' WARNs meanwhile, not counted in "warns"
+			 */
+			seq_buf_printf(s, "\"warns\":%u,\"warns_max\":%u,\"warns_foreign\":%u,",
+				       pr->res.warns, pr->probe->warns, pr->res.warns_foreign);
 			/* what a log checker must not count as a finding */
 			hp_json_kv(s, "reports", pr->probe->reports ?: "", true);
 			seq_buf_printf(s, "\"ns\":%llu}%s\n", pr->res.ns,

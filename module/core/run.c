@@ -274,7 +274,7 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 	char why[160], ev[HP_EVIDENCE_LEN];
 	unsigned long w0, w1;
 	bool counted;
-	u64 t0;
+	u64 t0, seq0, seq1;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -307,6 +307,9 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 		if (!hp_probe_refusal(&as_fatal, why, sizeof(why)))
 			hp_inject_oops(p->name);
 	}
+	/* no WARN of another task half-counted at either end (lib/log.c) */
+	hp_log_settle();
+	seq0 = hp_log_seq();
 	counted = !hp_setting("/sys/kernel/warn_count", &w0);
 	/* a log checker excuses the reports it declares between these two lines */
 	if (p->reports)
@@ -316,8 +319,17 @@ static int hp_run_safe(const struct hp_probe *p, struct hp_result *r)
 	r->ns = ktime_get_ns() - t0;
 	if (p->reports)
 		pr_info("end %s\n", p->name);
+	if (counted)
+		hp_log_settle();
 	if (counted && !hp_setting("/sys/kernel/warn_count", &w1)) {
+		seq1 = hp_log_seq();
 		r->warns = w1 - w0;
+		/* another task's WARNs meanwhile (another CPU's) are not the probe's */
+		if (r->warns > p->warns) {
+			r->warns_foreign = min_t(unsigned int, r->warns,
+						 hp_log_foreign_warns(seq0, seq1, current->pid));
+			r->warns -= r->warns_foreign;
+		}
 		if (r->warns > p->warns) {
 			strscpy(ev, r->evidence, sizeof(ev));
 			hp_set(r, HP_ERROR,

@@ -3,6 +3,8 @@
  * hardprobe log search: the kernel log after a probe's marker line, which
  * is where its catch (or its absence) is found. A leaf.
  */
+#include <linux/delay.h>
+#include <linux/kernel.h>
 #include <linux/kmsg_dump.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -291,4 +293,138 @@ unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *
 
 	*whole = sc.boot;
 	return hits;
+}
+
+/**
+ * hp_log_seq() - where the kernel log ends now
+ *
+ * Return: the sequence number the log's next record will get, for
+ * hp_log_foreign_warns().
+ */
+u64 hp_log_seq(void)
+{
+	struct kmsg_dump_iter iter;
+
+	kmsg_dump_rewind(&iter);
+	return iter.next_seq;
+}
+
+/*
+ * The task a WARN's header names: "WARNING: CPU: 1 PID: 42 at ..." (6.x),
+ * "WARNING: <file>:<line> at <func>, CPU#1: <comm>/42" (7.x). False for any
+ * other line, or a header this parser does not know.
+ */
+static bool hp_warn_header_pid(const char *text, pid_t *pid)
+{
+	const char *slash;
+	int cpu, v;
+
+	if (!str_has_prefix(text, "WARNING: "))
+		return false;
+	if (sscanf(text, "WARNING: CPU: %d PID: %d at ", &cpu, &v) == 2) {
+		*pid = v;
+		return true;
+	}
+	/* the comm may hold a '/' ("swapper/1"): the pid follows the last one */
+	slash = strrchr(text, '/');
+	if (!strstr(text, ", CPU#") || !slash || slash < strstr(text, ", CPU#") ||
+	    kstrtoint(slash + 1, 10, &v))
+		return false;
+	*pid = v;
+	return true;
+}
+
+/*
+ * A report is being printed: one of the last HP_REPORT_LINES records opened
+ * a report ("cut here": a WARN, a UBSAN report, an oops) that no end of
+ * trace has closed yet. A WARN prints its header, its registers and stack
+ * trace, then counts itself (check_panic_on_warn()), then "---[ end trace".
+ */
+#define HP_REPORT_LINES	128
+/* how long hp_log_settle() waits for an open report to close */
+#define HP_SETTLE_MS	50
+
+static bool hp_log_report_open(char *buf)
+{
+	struct kmsg_dump_iter iter;
+	unsigned int open = 0;
+	const char *text;
+	size_t k;
+
+	kmsg_dump_rewind(&iter);
+	if (iter.next_seq > HP_REPORT_LINES && iter.next_seq - HP_REPORT_LINES > iter.cur_seq)
+		iter.cur_seq = iter.next_seq - HP_REPORT_LINES;
+	while (kmsg_dump_get_line(&iter, false, buf, 1023, &k)) {
+		buf[k] = '\0';
+		text = hp_scan_text(buf);
+		if (str_has_prefix(text, "------------[ cut here ]"))
+			open++;
+		else if (str_has_prefix(text, "---[ end trace"))
+			open -= !!open;
+	}
+	return open;
+}
+
+/**
+ * hp_log_settle() - wait until no report is being printed, for a while
+ *
+ * Before warn_count is read at either end of a probe's run: a WARN another
+ * task began before the run is then counted before it, and one it began in
+ * the run is counted in it, so that hp_log_foreign_warns() can take out
+ * exactly the WARNs warn_count holds.
+ *
+ * Return: true if no report was open, false after HP_SETTLE_MS of one.
+ */
+bool hp_log_settle(void)
+{
+	unsigned int i;
+	bool open = true;
+	char *buf;
+
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return false;
+	for (i = 0; i < HP_SETTLE_MS && (open = hp_log_report_open(buf)); i++)
+		usleep_range(1000, 1100);
+	kfree(buf);
+	return !open;
+}
+
+/**
+ * hp_log_foreign_warns() - WARNs other tasks raised in a window of the log
+ * @from: hp_log_seq() when the window opened
+ * @to: hp_log_seq() when it closed
+ * @pid: the task whose warnings are its own
+ *
+ * warn_count is the machine's: a WARN another CPU raises while a probe runs
+ * (an idle task's, a kworker's) counts there too. A WARN's header names its
+ * task; the headers in [@from, @to) that name another task are counted here.
+ * A header that cannot be read, a report without a WARN header (UBSAN's,
+ * KASAN's), or one lost to a wrapped log is not counted: it stays the probe's.
+ *
+ * Return: how many WARN headers in the window name a task other than @pid.
+ */
+unsigned int hp_log_foreign_warns(u64 from, u64 to, pid_t pid)
+{
+	struct kmsg_dump_iter iter;
+	unsigned int n = 0;
+	pid_t who;
+	char *buf;
+	size_t k;
+
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	if (from > iter.cur_seq)
+		iter.cur_seq = from;
+	if (to < iter.next_seq)
+		iter.next_seq = to;
+	while (kmsg_dump_get_line(&iter, false, buf, 1023, &k)) {
+		buf[k] = '\0';
+		if (hp_warn_header_pid(hp_scan_text(buf), &who) && who != pid)
+			n++;
+	}
+	kfree(buf);
+	return n;
 }

@@ -115,25 +115,53 @@ WARNS_DRIVER = r"""
 #define main hp_test_main
 #include "hardprobe_test.c"
 #undef main
-/* argv[1]: the module's JSON; stdin: "<probe> <kind> <warn_count before> <after>" lines */
+/*
+ * argv[1]: the module's JSON; stdin: "<probe> <kind> <warn_count before>
+ * <after> [<other tasks' WARN()s>]" lines, and log lines "WARNING: ..." whose
+ * task warn_header_pid() prints ("# header pid <n>", "# header none")
+ */
 int main(int argc, char **argv)
 {
 	static char json[1 << 16], line[LINE];
 	FILE *f = fopen(argv[1], "r");
 	int n = 0, safe = 0;
 	size_t len;
+	long pid;
+	/* the window of a run whose writer is pid 79 */
+	struct warn_window ww = { .marker = "selftest: begin x", .end = "selftest: end x",
+				  .pid = 79 };
+	struct report_state rs = { .lines = 0 };
 
 	if (!f)
 		return 2;
 	len = fread(json, 1, sizeof(json) - 1, f);
 	json[len] = '\0';
 	fclose(f);
-	while (n < MAX_PROBES && fgets(line, sizeof(line), stdin))
-		if (sscanf(line, "%63s %15s %ld %ld", probes[n].name, probes[n].kind,
-			   &warned[n].before, &warned[n].after) == 4) {
+	while (n < MAX_PROBES && fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "LOG ", 4)) {	/* a line of the log, for the window */
+			warn_window_feed(&ww, line + 4);
+			report_state_feed(&rs, line + 4);
+			continue;
+		}
+		if (!strncmp(line, "WINDOW", 6)) {
+			printf("# window %ld state %d open %d\n", ww.count, ww.state,
+			       report_state_open(&rs));
+			continue;
+		}
+		if (!strncmp(line, "WARNING", 7)) {
+			if (warn_header_pid(line, &pid))
+				printf("# header pid %ld\n", pid);
+			else
+				printf("# header none\n");
+			continue;
+		}
+		if (sscanf(line, "%63s %15s %ld %ld %ld", probes[n].name, probes[n].kind,
+			   &warned[n].before, &warned[n].after, &warned[n].foreign) >= 4) {
 			warned[n].cleared = true;
 			safe += !strcmp(probes[n++].kind, "safe");
 		}
+	}
 	hp_print_header();
 	ksft_set_plan(safe);
 	warns_tests(n, json, 0);
@@ -466,26 +494,56 @@ def warns_tests(stage, tmp):
               {"probe": "b.two", "evidence": "", "warns": 0, "warns_max": 0},
               {"probe": "c.three", "evidence": "an older module: no warns_max"},
               {"probe": "d.four", "evidence": "", "warns": 0, "warns_max": 2},
-              {"probe": "e.five", "evidence": "", "warns": 0, "warns_max": 1}]
+              {"probe": "e.five", "evidence": "", "warns": 0, "warns_max": 1},
+              {"probe": "f.six", "evidence": "", "warns": 1, "warns_max": 1},
+              {"probe": "g.seven", "evidence": "", "warns": 2, "warns_max": 1}]
     js = os.path.join(tmp, "warns.json")
     with open(js, "w") as f:
         f.write(json.dumps({"schema": 1, "features": [{"feature": "x", "probes": probes}]},
                            separators=(",", ":")))
-    runs = "a.one safe 5 6\nb.two safe 5 7\nc.three safe 0 0\nd.four fatal 0 9\ne.five safe -1 -1\n"
+    # f.six: 3 warnings, 2 of them other tasks' (an idle CPU's WARN meanwhile); g.seven: 3, 1
+    runs = ("a.one safe 5 6\nb.two safe 5 7\nc.three safe 0 0\nd.four fatal 0 9\n"
+            "e.five safe -1 -1\nf.six safe 5 8 2\ng.seven safe 5 8 1\n")
+    headers = ["WARNING: CPU: 1 PID: 0 at arch/arm64/kernel/process.c:723 __switch_to+0x1/0x2",
+               "WARNING: arch/arm64/kernel/process.c:723 at __switch_to+0x1/0x2, CPU#1: swapper/1/0",
+               "WARNING: at hp_x+0x1/0x2 [hardprobe], CPU#0: hardprobe_test/4711",
+               "WARNING: possible circular locking dependency detected",
+               "WARNING: CPU#1: swapper/1/x0",
+               "WARNING: x.c:1 at f+0x1/0x2, CPU#1: a/b/12 trailing"]
+    runs += "\n".join(headers) + "\n"
+    # the window: another task's WARN inside it counted (6.x and 7.x headers); the writer's
+    # own, and others' before or after it, not; a report is open from its "cut here" to its
+    # end of trace
+    win = ["------------[ cut here ]------------",
+           "WARNING: CPU: 0 PID: 0 at a.c:1 f+0x1/0x2", "selftest: begin x",
+           "WARNING: a.c:1 at f+0x1/0x2, CPU#0: swapper/0/0",
+           "WARNING: b.c:2 at g+0x1/0x2, CPU#1: hardprobe_test/79",
+           "WARNING: CPU: 1 PID: 12 at c.c:3 h+0x1/0x2", "selftest: end x",
+           "WARNING: CPU: 0 PID: 0 at a.c:1 f+0x1/0x2"]
+    runs += "".join(f"LOG {x}\n" for x in win) + "WINDOW\n"
+    runs += "LOG ---[ end trace 0000000000000000 ]---\nWINDOW\n"
     r = subprocess.run([exe, js], input=runs, capture_output=True, text=True)
     lines = r.stdout.splitlines()
     want = [r"^ok 1 warns_declared\.a\.one$", r"^not ok 2 warns_declared\.b\.two$",
             r"^not ok 3 warns_declared\.c\.three # +ERROR$",
-            r"^ok 4 warns_declared\.e\.five # SKIP ?$"]
+            r"^ok 4 warns_declared\.e\.five # SKIP ?$", r"^ok 5 warns_declared\.f\.six$",
+            r"^not ok 6 warns_declared\.g\.seven$"]
     got = [ln for ln in lines if re.match(r"(not )?ok \d+ ", ln)]
     ok = (len(got) == len(want) and all(re.match(w, g) for w, g in zip(want, got)) and
-          "1..4" in lines and r.returncode != 0 and
+          "1..6" in lines and r.returncode != 0 and
+          [x for x in lines if x.startswith("# header ")] ==
+          ["# header pid 0", "# header pid 0", "# header pid 4711", "# header none",
+           "# header none", "# header none"] and
+          "# window 2 state 2 open 1" in lines and "# window 2 state 2 open 0" in lines and
+          "# warns_declared.f.six: 1 of at most 1 warnings (warn_count 5 -> 8, 2 of them "
+          "WARN()s of other tasks, after clear_warn_once)" in lines and
           any(re.match(r"^# warns_declared\.c\.three: ERROR: no \"warns_max\"", x) for x in lines) and
           any(re.match(r"^# warns_declared\.e\.five: skip: cannot read ", x) for x in lines) and
           "# warns_declared.b.two: 2 of at most 0 warnings (warn_count 5 -> 7, after clear_warn_once)"
           in lines)
     check("kselftest-warns-declared", ok, f"rc {r.returncode}: " + " | ".join(got) if not ok else
-          "within ok, above not ok, no warns_max an error, no warn_count a skip, fatal none")
+          "within ok, above not ok, no warns_max an error, no warn_count a skip, fatal none, "
+          "other tasks' WARN()s (6.x and 7.x headers) not the probe's")
 
 
 def ktap_word(line):

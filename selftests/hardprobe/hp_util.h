@@ -196,18 +196,24 @@ static inline int load_probes(void)
 	return 0;
 }
 
-/* Write a unique marker into the kernel log. */
-static inline void mark(char *marker, size_t len, const char *name)
+/* Write a unique marker, "hardprobe-selftest: <word> <name> ...", into the kernel log. */
+static inline void mark_word(char *marker, size_t len, const char *word, const char *name)
 {
 	static unsigned int n;
 	struct timespec ts;
 	char line[LINE];
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(marker, len, "hardprobe-selftest: begin %s %d-%u-%ld", name,
+	snprintf(marker, len, "hardprobe-selftest: %s %s %d-%u-%ld", word, name,
 		 getpid(), ++n, ts.tv_nsec);
 	snprintf(line, sizeof(line), "<6>%s\n", marker);
 	write_file("/dev/kmsg", line, strlen(line));
+}
+
+/* Write a unique marker into the kernel log. */
+static inline void mark(char *marker, size_t len, const char *name)
+{
+	mark_word(marker, len, "begin", name);
 }
 
 /*
@@ -291,6 +297,168 @@ static inline bool log_find_catch(const char *marker, const char *needle, char *
 				  size_t len)
 {
 	return log_scan(marker, match_kernel_needle, needle, true, out, len) > 0;
+}
+
+/*
+ * The task a WARN()'s first line names: "WARNING: CPU: 0 PID: 50 at
+ * lib/x.c:1 f+0x1/0x2" up to 6.x, "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0:
+ * comm/50" in 7.x (the comm may hold a '/': the pid follows the last one).
+ * False for any other line.
+ */
+static inline bool warn_header_pid(const char *msg, long *pid)
+{
+	const char *cpu, *slash;
+	char *end;
+	int c;
+
+	if (sscanf(msg, "WARNING: CPU: %d PID: %ld at ", &c, pid) == 2)
+		return true;
+	if (strncmp(msg, "WARNING: ", 9))
+		return false;
+	cpu = strstr(msg + 9, ", CPU#");
+	slash = strrchr(msg, '/');
+	if (!cpu || !slash || slash < cpu)
+		return false;
+	*pid = strtol(slash + 1, &end, 10);
+	return end > slash + 1 && !*end;
+}
+
+/*
+ * The WARN()s of tasks other than @pid in a window of the log, from the line
+ * holding @marker to the one holding @end (their headers: a report without
+ * one stays the probe's).
+ */
+struct warn_window {
+	const char *marker, *end;
+	long pid;
+	long count;
+	int state;	/* 0: before @marker, 1: inside, 2: after @end */
+};
+
+/* One message of the log, in order. */
+static inline void warn_window_feed(struct warn_window *w, const char *msg)
+{
+	long pid;
+
+	if (w->state == 0 && strstr(msg, w->marker))
+		w->state = 1;
+	else if (w->state == 1 && strstr(msg, w->end))
+		w->state = 2;
+	else if (w->state == 1 && warn_header_pid(msg, &pid) && pid != w->pid)
+		w->count++;
+}
+
+/*
+ * A report is being printed: one of the last REPORT_LINES messages opened a
+ * report ("cut here": a WARN, a UBSAN report, an oops) that no end of trace
+ * closed yet. A WARN prints its header, its registers and stack trace, then
+ * counts itself in warn_count, then "---[ end trace".
+ */
+#define REPORT_LINES	128
+struct report_state {
+	unsigned char kind[REPORT_LINES];	/* 1: opens a report, 2: closes one */
+	unsigned long lines;
+};
+
+static inline void report_state_feed(struct report_state *r, const char *msg)
+{
+	r->kind[r->lines++ % REPORT_LINES] =
+		!strncmp(msg, "------------[ cut here ]", 24) ? 1 :
+		!strncmp(msg, "---[ end trace", 14) ? 2 : 0;
+}
+
+static inline bool report_state_open(const struct report_state *r)
+{
+	unsigned long i = r->lines > REPORT_LINES ? r->lines - REPORT_LINES : 0;
+	long open = 0;
+
+	for (; i < r->lines; i++) {
+		if (r->kind[i % REPORT_LINES] == 1)
+			open++;
+		else if (r->kind[i % REPORT_LINES] == 2 && open)
+			open--;
+	}
+	return open;
+}
+
+/*
+ * Feed the kernel log to @w: 0, or a negative errno (-ENOENT: @w->marker is
+ * not in the log, -EPIPE: lines of the window were overwritten unread).
+ */
+static inline int log_warn_window(struct warn_window *w)
+{
+	char rec[8192];
+	bool lost = false;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (w->state != 2) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE) {
+			lost |= w->state == 1;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		nl = strchr(++msg, '\n');
+		if (nl)
+			*nl = '\0';
+		warn_window_feed(w, msg);
+	}
+	close(fd);
+	return !w->state ? -ENOENT : lost ? -EPIPE : 0;
+}
+
+/* Whether a report is being printed now (report_state_open()); false if unreadable. */
+static inline bool log_report_open(void)
+{
+	struct report_state r = { .lines = 0 };
+	char rec[8192];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		nl = strchr(++msg, '\n');
+		if (nl)
+			*nl = '\0';
+		report_state_feed(&r, msg);
+	}
+	close(fd);
+	return report_state_open(&r);
+}
+
+/*
+ * Wait up to 50 ms for no report to be open, before warn_count is read at
+ * either end of a run: a WARN another task began before the run is then
+ * counted before it, one it began in the run is counted in it.
+ */
+static inline void log_settle(void)
+{
+	int i;
+
+	for (i = 0; i < 50 && log_report_open(); i++)
+		usleep(1000);
 }
 
 /* Read a one-line text file into @buf without its newline; 0 or -errno. */
