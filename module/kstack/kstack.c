@@ -32,7 +32,11 @@
  * poison (overwritten, not erased), and not_run without two reads from one
  * process. Interrupts taken between two reads only touch the top of the
  * stack (the entry frame) and then run on the IRQ stack: they do not reach
- * the filled region. 6.12 has STACKLEAK only as a GCC plugin
+ * the filled region. An interrupt (or a preemption) taken during the next
+ * read saves registers below its stack pointer, inside the region scanned:
+ * that read never holds the previous pattern in a register, so that such a
+ * save cannot plant it (the scan compares each word xor the fill's
+ * generation with HP_ERASE_MAGIC). 6.12 has STACKLEAK only as a GCC plugin
  * (CONFIG_GCC_PLUGIN_STACKLEAK; CONFIG_KSTACK_ERASE from 6.17): without it
  * the probe is vulnerable and not configured (on Clang: "6.12 erases the
  * stack only with the GCC plugin").
@@ -69,7 +73,7 @@ static struct {
 	pid_t pid;
 	const void *stack;
 	unsigned long lo, hi;	/* the filled words */
-	u64 pattern;
+	u64 fill_gen;		/* they hold HP_ERASE_MAGIC ^ fill_gen */
 	unsigned int gen;
 	/* statistics of the reads that found a fill of their own task */
 	unsigned int measured, seen_reads;
@@ -99,8 +103,12 @@ static noinline void hp_erase_fill(int depth, u64 pattern, unsigned long *lo)
 		hp_erase_fill(depth - 1, pattern, lo);
 }
 
-/* Count @pattern and poison words in [@lo, @hi), kept below our own frame. */
-static noinline void hp_erase_scan(unsigned long lo, unsigned long hi, u64 pattern,
+/*
+ * Count the words of [@lo, @hi) that hold @magic ^ @key, and poison words,
+ * kept below our own frame. The pattern itself is never computed here: the
+ * registers an interrupt saves below the stack pointer must not hold it.
+ */
+static noinline void hp_erase_scan(unsigned long lo, unsigned long hi, u64 magic, u64 key,
 				   unsigned long *seen, unsigned long *poison,
 				   unsigned long *words)
 {
@@ -115,9 +123,12 @@ static noinline void hp_erase_scan(unsigned long lo, unsigned long hi, u64 patte
 	for (p = (const unsigned long *)ALIGN(lo, sizeof(long));
 	     (unsigned long)(p + 1) <= hi; p++) {
 		unsigned long v = READ_ONCE(*p);
+		u64 x = v ^ key;
 
+		/* no folding of the test into v == (magic ^ key) */
+		OPTIMIZER_HIDE_VAR(x);
 		(*words)++;
-		if (v == pattern)
+		if (x == magic)
 			(*seen)++;
 		else if (v == HP_ERASE_POISON)
 			(*poison)++;
@@ -129,15 +140,15 @@ static noinline void hp_erase_step(void)
 {
 	unsigned long seen, poison, words, lo, hi;
 	const void *stack = task_stack_page(current);
-	u64 pattern;
+	u64 pattern, gen;
 
 	spin_lock(&hp_ks_lock);
 	if (hp_er.pid == current->pid && hp_er.stack == stack) {
 		lo = hp_er.lo;
 		hi = hp_er.hi;
-		pattern = hp_er.pattern;
+		gen = hp_er.fill_gen;
 		spin_unlock(&hp_ks_lock);
-		hp_erase_scan(lo, hi, pattern, &seen, &poison, &words);
+		hp_erase_scan(lo, hi, HP_ERASE_MAGIC, gen, &seen, &poison, &words);
 		spin_lock(&hp_ks_lock);
 		if (words) {
 			hp_er.measured++;
@@ -147,7 +158,8 @@ static noinline void hp_erase_step(void)
 			hp_er.words += words;
 		}
 	}
-	pattern = HP_ERASE_MAGIC ^ ++hp_er.gen;
+	gen = ++hp_er.gen;
+	pattern = HP_ERASE_MAGIC ^ gen;
 	spin_unlock(&hp_ks_lock);
 
 	hi = current_stack_pointer - 128;
@@ -158,7 +170,7 @@ static noinline void hp_erase_step(void)
 	hp_er.stack = stack;
 	hp_er.lo = lo;
 	hp_er.hi = hi;
-	hp_er.pattern = pattern;
+	hp_er.fill_gen = gen;
 	spin_unlock(&hp_ks_lock);
 }
 
@@ -243,7 +255,7 @@ static void hp_stack_erase_previous_syscall(struct hp_result *r)
 	/* control: a fill in this syscall, left behind and found again */
 	hi = current_stack_pointer - 128;
 	hp_erase_fill(HP_ERASE_DEPTH, HP_ERASE_CTL, &lo);
-	hp_erase_scan(lo, hi, HP_ERASE_CTL, &seen, &poison, &words);
+	hp_erase_scan(lo, hi, HP_ERASE_CTL, 0, &seen, &poison, &words);
 	if (!seen) {
 		hp_set(r, HP_INCONCLUSIVE,
 		       "control: a pattern written below the stack pointer in this syscall was not found (%lu words scanned)",
