@@ -102,7 +102,7 @@ static void *(*const hp_hl_sites[HP_HL_SITES])(size_t) = {
  * The name of the cache @obj is in, as kmem_dump_obj() prints it on the
  * line after our own "hp_obj <n>:" prefix: "... slab kmalloc-rnd-05-96 ...".
  */
-static bool hp_hl_cache_of(void *obj, char *name, size_t len)
+static bool hp_hl_cache_of_once(void *obj, char *name, size_t len)
 {
 	char marker[32], needle[32], line[160];
 	unsigned int n = ++hp_hl_seq;
@@ -126,6 +126,21 @@ static bool hp_hl_cache_of(void *obj, char *name, size_t len)
 		name[i] = s[i];
 	name[i] = '\0';
 	return i > 0;
+}
+
+/*
+ * The same, tried three times: kmem_dump_obj() continues our line
+ * (pr_cont()), and a message another CPU prints in between (a WARN of a
+ * kernel that warns on its own) ends it early, so the name is not on it.
+ */
+static bool hp_hl_cache_of(void *obj, char *name, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		if (hp_hl_cache_of_once(obj, name, len))
+			return true;
+	return false;
 }
 
 static void hp_kmalloc_random_sites(struct hp_result *r)
