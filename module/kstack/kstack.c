@@ -39,7 +39,7 @@
  * generation with HP_ERASE_MAGIC). 6.12 has STACKLEAK only as a GCC plugin
  * (CONFIG_GCC_PLUGIN_STACKLEAK; CONFIG_KSTACK_ERASE from 6.17): without it
  * the probe is vulnerable and not configured (on Clang: "6.12 erases the
- * stack only with the GCC plugin").
+ * stack only with the GCC plugin"; from 6.17 Clang 21 or later builds it).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -306,11 +306,22 @@ static void hp_kstack_layers(struct hp_layers *l)
 			 "no boot parameter: the default (the static key is not exported)");
 }
 
+/*
+ * Up to 6.16 only the GCC plugin builds stack erasing; from 6.17 also a
+ * compiler with the stack-depth callback (Clang 21 or later), which the
+ * kernel's own Kconfig tests (CC_HAS_SANCOV_STACK_DEPTH_CALLBACK).
+ */
 static const char *hp_erase_unavailable(void)
 {
-	if (!IS_ENABLED(CONFIG_CC_IS_GCC))
-		return HP_KVER_STR " erases the stack only with the GCC plugin";
+	if (IS_ENABLED(CONFIG_CC_IS_GCC))
+		return NULL;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	if (!IS_ENABLED(CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK))
+		return "the compiler has no stack-depth callback (CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK=n; Clang 21 or later has it)";
 	return NULL;
+#else
+	return HP_KVER_STR " erases the stack only with the GCC plugin";
+#endif
 }
 
 static void hp_erase_layers(struct hp_layers *l)
@@ -321,7 +332,9 @@ static void hp_erase_layers(struct hp_layers *l)
 	hp_layer(l->configured_txt, sizeof(l->configured_txt),
 		 HP_SYM_KSTACK_ERASE "=%s", l->configured ? "y" : "n");
 	hp_layer(l->built, sizeof(l->built), "erasing is the kernel's entry code%s",
-		 l->configured ? "; stackleak plugin tracks the stack depth" : "");
+		 !l->configured ? "" : IS_ENABLED(CONFIG_CC_IS_GCC) ?
+		 "; the stackleak plugin tracks the stack depth" :
+		 "; the compiler's stack-depth callback tracks it");
 	if (hp_read_file("/proc/sys/kernel/stack_erasing", buf, sizeof(buf)) > 0)
 		hp_layer(l->active, sizeof(l->active), "kernel.stack_erasing=%s", buf);
 	else
