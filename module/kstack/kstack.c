@@ -306,22 +306,10 @@ static void hp_kstack_layers(struct hp_layers *l)
 			 "no boot parameter: the default (the static key is not exported)");
 }
 
-/*
- * Up to 6.16 only the GCC plugin builds stack erasing; from 6.17 also a
- * compiler with the stack-depth callback (Clang 21 or later), which the
- * kernel's own Kconfig tests (CC_HAS_SANCOV_STACK_DEPTH_CALLBACK).
- */
+/* only GCC's plugin, or from 6.17 a compiler with the stack-depth callback (compat.h) */
 static const char *hp_erase_unavailable(void)
 {
-	if (IS_ENABLED(CONFIG_CC_IS_GCC))
-		return NULL;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-	if (!IS_ENABLED(CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK))
-		return "the compiler has no stack-depth callback (CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK=n; Clang 21 or later has it)";
-	return NULL;
-#else
-	return HP_KVER_STR " erases the stack only with the GCC plugin";
-#endif
+	return IS_ENABLED(CONFIG_CC_IS_GCC) ? NULL : HP_ERASE_NO_CC;
 }
 
 static void hp_erase_layers(struct hp_layers *l)
