@@ -282,6 +282,11 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #else
 #define HP_WRAP_NOTE		"not in " HP_KVER_STR ": added in 6.9"
 #endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define HP_SYM_KSTACK_ERASE	"CONFIG_KSTACK_ERASE"
+#else
+#define HP_SYM_KSTACK_ERASE	"CONFIG_GCC_PLUGIN_STACKLEAK"
+#endif
 /*
  * Stack erasing on a compiler other than GCC: why it cannot be built (NULL:
  * it can). Up to 6.16 only the GCC plugin builds it; from 6.17 also a
@@ -289,12 +294,10 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
  * kernel's own Kconfig tests.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-#define HP_SYM_KSTACK_ERASE	"CONFIG_KSTACK_ERASE"
 #define HP_ERASE_NO_CC		(IS_ENABLED(CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK) ? NULL : \
 	"the compiler has no stack-depth callback " \
 	"(CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK=n; Clang 21 or later has it)")
 #else
-#define HP_SYM_KSTACK_ERASE	"CONFIG_GCC_PLUGIN_STACKLEAK"
 #define HP_ERASE_NO_CC		HP_KVER_STR " erases the stack only with the GCC plugin"
 #endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)

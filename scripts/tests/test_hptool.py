@@ -28,8 +28,9 @@ HPTOOL = [sys.executable, "-m", "hptool"]
 from hptool import Error, expect, findings, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
-TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-gcc-7.1", "x86_64-clang-22-7.1", "x86_64-clang", "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-6.1",
-           "arm64-clang", "arm64-clang-22-7.1", "arm64-clang-6.1", "debian", "debian-6.12", "debian-arm64", "debian-arm64-6.12",
+TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-gcc-7.1", "x86_64-clang-22-7.1", "x86_64-clang", "x86_64-clang-7.1",
+           "x86_64-clang-6.1", "arm64-gcc", "arm64-gcc-7.1", "arm64-gcc-6.1",
+           "arm64-clang", "arm64-clang-7.1", "arm64-clang-22-7.1", "arm64-clang-6.1", "debian", "debian-6.12", "debian-arm64", "debian-arm64-6.12",
            "x86_64-gcc-debug"]
 results = []
 
