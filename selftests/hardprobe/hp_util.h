@@ -217,6 +217,77 @@ static inline void mark(char *marker, size_t len, const char *name)
 }
 
 /*
+ * Read the kernel log from its start, one message at a time: @fn gets each
+ * message's text without its newline, or NULL where records were overwritten
+ * before they were read, and returns false to stop. 0, or -errno when
+ * /dev/kmsg cannot be opened.
+ */
+static inline int kmsg_each(bool (*fn)(const char *msg, void *arg), void *arg)
+{
+	char rec[8192];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE) {
+			if (!fn(NULL, arg))
+				break;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		nl = strchr(++msg, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!fn(msg, arg))
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+/* log_scan()'s state */
+struct log_scan_state {
+	const char *marker;
+	bool (*match)(const char *msg, const void *arg);
+	const void *arg;
+	bool first, after, lost;
+	char *out;
+	size_t len;
+	long found;
+};
+
+static inline bool log_scan_msg(const char *msg, void *arg)
+{
+	struct log_scan_state *st = arg;
+
+	if (!msg) {
+		st->lost |= st->after;	/* overwritten records: after the marker? */
+		return true;
+	}
+	if (strstr(msg, st->marker)) {
+		st->after = true;
+		return true;
+	}
+	if (st->after && st->match(msg, st->arg)) {
+		if (!st->found++)
+			snprintf(st->out, st->len, "%s", msg);
+		if (st->first)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Scan the kernel log after @marker for messages @match accepts; copy the
  * first into @out. Returns how many matched (stops at the first if @first),
  * or a negative errno when the scan cannot vouch for the log after @marker:
@@ -228,47 +299,15 @@ static inline long log_scan(const char *marker,
 			    bool (*match)(const char *msg, const void *arg),
 			    const void *arg, bool first, char *out, size_t len)
 {
-	long found = 0;
-	char rec[8192];
-	bool after = false, lost = false;
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ssize_t n;
+	struct log_scan_state st = { .marker = marker, .match = match, .arg = arg,
+				     .first = first, .out = out, .len = len };
+	int err = kmsg_each(log_scan_msg, &st);
 
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		char *msg, *nl;
-
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE) {
-			lost |= after;	/* overwritten records: after the marker? */
-			continue;
-		}
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		if (!msg)
-			continue;
-		msg++;
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
-		if (strstr(msg, marker)) {
-			after = true;
-			continue;
-		}
-		if (after && match(msg, arg)) {
-			if (!found++)
-				snprintf(out, len, "%s", msg);
-			if (first)
-				break;
-		}
-	}
-	close(fd);
-	if (!after)
+	if (err)
+		return err;
+	if (!st.after)
 		return -ENOENT;
-	return lost && !(first && found) ? -EPIPE : found;
+	return st.lost && !(first && st.found) ? -EPIPE : st.found;
 }
 
 static inline bool match_needle(const char *msg, const void *needle)
@@ -381,71 +420,47 @@ static inline bool report_state_open(const struct report_state *r)
 	return open;
 }
 
+struct warn_window_state {
+	struct warn_window *w;
+	bool lost;
+};
+
+static inline bool warn_window_msg(const char *msg, void *arg)
+{
+	struct warn_window_state *st = arg;
+
+	if (!msg)
+		st->lost |= st->w->state == 1;
+	else
+		warn_window_feed(st->w, msg);
+	return st->w->state != 2;
+}
+
 /*
  * Feed the kernel log to @w: 0, or a negative errno (-ENOENT: @w->marker is
  * not in the log, -EPIPE: lines of the window were overwritten unread).
  */
 static inline int log_warn_window(struct warn_window *w)
 {
-	char rec[8192];
-	bool lost = false;
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ssize_t n;
+	struct warn_window_state st = { .w = w };
+	int err = kmsg_each(warn_window_msg, &st);
 
-	if (fd < 0)
-		return -errno;
-	while (w->state != 2) {
-		char *msg, *nl;
+	return err ? err : !w->state ? -ENOENT : st.lost ? -EPIPE : 0;
+}
 
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE) {
-			lost |= w->state == 1;
-			continue;
-		}
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		if (!msg)
-			continue;
-		nl = strchr(++msg, '\n');
-		if (nl)
-			*nl = '\0';
-		warn_window_feed(w, msg);
-	}
-	close(fd);
-	return !w->state ? -ENOENT : lost ? -EPIPE : 0;
+static inline bool report_state_msg(const char *msg, void *arg)
+{
+	if (msg)
+		report_state_feed(arg, msg);
+	return true;
 }
 
 /* Whether a report is being printed now (report_state_open()); false if unreadable. */
 static inline bool log_report_open(void)
 {
 	struct report_state r = { .lines = 0 };
-	char rec[8192];
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ssize_t n;
 
-	if (fd < 0)
-		return false;
-	for (;;) {
-		char *msg, *nl;
-
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		if (!msg)
-			continue;
-		nl = strchr(++msg, '\n');
-		if (nl)
-			*nl = '\0';
-		report_state_feed(&r, msg);
-	}
-	close(fd);
-	return report_state_open(&r);
+	return !kmsg_each(report_state_msg, &r) && report_state_open(&r);
 }
 
 /*
