@@ -181,7 +181,7 @@ unsigned int hp_log_find_all(const char *marker, const char *const *needles,
 unsigned int hp_log_find_boot(const char *const *needles, unsigned int n, bool *found,
 			      char *line, size_t len, const char *stop, bool *whole);
 u64 hp_log_seq(void);
-bool hp_log_settle(void);
+void hp_log_settle(void);
 unsigned int hp_log_foreign_warns(u64 from, u64 to, pid_t pid);
 ssize_t hp_read_file(const char *path, char *buf, size_t len);
 int hp_slab_attr(const char *cache, const char *attr);

@@ -371,23 +371,20 @@ static bool hp_log_report_open(char *buf)
  * Before warn_count is read at either end of a probe's run: a WARN another
  * task began before the run is then counted before it, and one it began in
  * the run is counted in it, so that hp_log_foreign_warns() can take out
- * exactly the WARNs warn_count holds.
- *
- * Return: true if no report was open, false after HP_SETTLE_MS of one.
+ * exactly the WARNs warn_count holds. After HP_SETTLE_MS of an open report
+ * it returns anyway: the count is then read as it is.
  */
-bool hp_log_settle(void)
+void hp_log_settle(void)
 {
 	unsigned int i;
-	bool open = true;
 	char *buf;
 
 	buf = kmalloc(1024, GFP_KERNEL);
 	if (!buf)
-		return false;
-	for (i = 0; i < HP_SETTLE_MS && (open = hp_log_report_open(buf)); i++)
+		return;
+	for (i = 0; i < HP_SETTLE_MS && hp_log_report_open(buf); i++)
 		usleep_range(1000, 1100);
 	kfree(buf);
-	return !open;
 }
 
 /**

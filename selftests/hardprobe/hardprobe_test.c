@@ -417,9 +417,12 @@ static void run_probe(const struct probe *p, bool safe_only)
 			result(false, p->name, "ERROR", "write to run: %s", strerror(-err));
 			return;
 		}
-	} else if (mark(marker, sizeof(marker), p->name), run_child(p->name, &status) < 0) {
-		result(false, p->name, "TIMEOUT", "no answer in %d s", timeout_s);
-		return;
+	} else {
+		mark(marker, sizeof(marker), p->name);
+		if (run_child(p->name, &status) < 0) {
+			result(false, p->name, "TIMEOUT", "no answer in %d s", timeout_s);
+			return;
+		}
 	}
 
 	if (fatal && strcmp(p->signature, "-") &&
