@@ -311,8 +311,11 @@ u64 hp_log_seq(void)
 
 /*
  * The task a WARN's header names: "WARNING: CPU: 1 PID: 42 at ..." (6.x),
- * "WARNING: <file>:<line> at <func>, CPU#1: <comm>/42" (7.x). False for any
- * other line, or a header this parser does not know.
+ * "WARNING: <file>:<line> at <func>, CPU#1: <comm>/42" (7.x; "WARNING: at
+ * <func>, ..." without the file). False for any other line, or a header
+ * this parser does not know. The selftests' warn_header_pid() and hptool's
+ * findings.warn_pid() keep the same rule; scripts/tests/logs/warn-headers.txt
+ * is their corpus.
  */
 static bool hp_warn_header_pid(const char *text, pid_t *pid)
 {

@@ -21,11 +21,21 @@ import re
 
 BAD = re.compile(r"Oops|BUG:|kernel BUG at|general protection fault|unreferenced object|"
                  r"INFO: task|exited with preempt_count|exited with irqs disabled|"
-                 r"^BUG \S+ \(|^WARNING: (?!CPU:|\S+:\d+ at .*, CPU#\d+: )")
-# the first line of a WARN(): "WARNING: CPU: 0 PID: 50 at lib/x.c:1 f+0x1/0x2" up to 6.x,
-# "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0: comm/50" in 7.x (not lockdep's "WARNING: possible ...")
+                 r"^BUG \S+ \(")
 UNLOAD_RACE = "debugfs file owner did not clean up at exit: "
-WARN_HEADER = re.compile(r"^WARNING: (CPU:|\S+:\d+ at .*, CPU#\d+: )")
+WARN_6X = re.compile(r"^WARNING: CPU: \d+ PID: (\d+) at ")
+WARN_7X = re.compile(r"^WARNING: .*, CPU#.*/(\d+)$")
+
+
+def warn_pid(msg):
+    """the task a WARN()'s first line names: "WARNING: CPU: 0 PID: 50 at lib/x.c:1 f+0x1/0x2"
+    up to 6.x, "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0: comm/50" in 7.x (the comm may hold a
+    '/': the pid follows the last one), both also without the file; None for any other line
+    (lockdep's and RCU's "WARNING: possible ..."). The selftests' warn_header_pid() and the
+    module's hp_warn_header_pid() keep the same rule; scripts/tests/logs/warn-headers.txt
+    holds the lines all are tested on."""
+    m = WARN_6X.match(msg) or (WARN_7X.match(msg) if ", CPU#" in msg else None)
+    return int(m.group(1)) if m else None
 
 
 def intended(report):
@@ -77,9 +87,9 @@ def findings(lines, intended=(), own=None):
             # in SLUB's report, so is the warning inside it (object_err() warns from
             # 6.12 on), up to its end trace or SLUB's "FIX <cache>:" line
             slub = msg.startswith("BUG ") and not msg.startswith("BUG: ")
-        elif BAD.search(msg):
+        elif BAD.search(msg) or (msg.startswith("WARNING: ") and warn_pid(msg) is None):
             found.append(msg)
-        elif WARN_HEADER.match(msg):
+        elif warn_pid(msg) is not None:
             # not hardprobe's: the kernel's race of an open with rmmod, which the reloads
             # provoke on purpose (try_stop_module() drops the last reference before it marks
             # the module GOING; open_proxy_open() warns in that gap)

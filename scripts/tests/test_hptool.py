@@ -623,6 +623,20 @@ def test_tally_findings():
     check("findings-unload-race", findings.findings(race) == [] and
           findings.findings([race[0].replace("debugfs file owner", "other")] + race[1:]) == [race[1][15:]],
           repr(findings.findings(race)))
+    # the WARN() header corpus the selftests' warn_header_pid() is held to as well
+    corpus = []
+    with open(os.path.join(HERE, "logs", "warn-headers.txt")) as f:
+        for line in f:
+            if not line.startswith("#") and line.strip():
+                pid, msg = line.rstrip("\n").split("\t", 1)
+                corpus.append((None if pid == "-" else int(pid), msg))
+    bad = [(pid, msg, findings.warn_pid(msg)) for pid, msg in corpus if findings.warn_pid(msg) != pid]
+    check("findings-warn-header-corpus", not bad and len(corpus) >= 15,
+          f"{len(corpus)} lines" if not bad else repr(bad[:3]))
+    # a header without the file (CONFIG_DEBUG_BUGVERBOSE=n) opens a block like any other
+    nofile = [catch[0], "[    1.100001] WARNING: at __fortify_report+0x45/0x50, CPU#0: hardprobe_test/70"] + catch[2:]
+    check("findings-warn-header-no-file", findings.findings(nofile, recorded) == [] and
+          findings.findings(nofile) == [nofile[1][15:]], repr(findings.findings(nofile)))
     check("findings-warn-header-7x", findings.findings(catch7, recorded) == [catch7[4][15:]] and
           findings.findings(catch7) == [catch7[1][15:], catch7[4][15:]],
           repr(findings.findings(catch7, recorded)))

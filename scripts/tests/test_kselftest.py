@@ -117,7 +117,7 @@ WARNS_DRIVER = r"""
 #undef main
 /*
  * argv[1]: the module's JSON; stdin: "<probe> <kind> <warn_count before>
- * <after> [<other tasks' WARN()s>]" lines, and log lines "WARNING: ..." whose
+ * <after> [<other tasks' WARN()s>]" lines, and "HEADER <log line>" lines whose
  * task warn_header_pid() prints ("# header pid <n>", "# header none")
  */
 int main(int argc, char **argv)
@@ -149,8 +149,8 @@ int main(int argc, char **argv)
 			       report_state_open(&rs));
 			continue;
 		}
-		if (!strncmp(line, "WARNING", 7)) {
-			if (warn_header_pid(line, &pid))
+		if (!strncmp(line, "HEADER ", 7)) {	/* a line of the corpus */
+			if (warn_header_pid(line + 7, &pid))
 				printf("# header pid %ld\n", pid);
 			else
 				printf("# header none\n");
@@ -435,6 +435,18 @@ int main(int argc, char **argv)
 """
 
 
+def warn_corpus():
+    """scripts/tests/logs/warn-headers.txt: (pid or None, log message) pairs"""
+    out = []
+    with open(os.path.join(HERE, "logs", "warn-headers.txt")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            pid, msg = line.rstrip("\n").split("\t", 1)
+            out.append((None if pid == "-" else int(pid), msg))
+    return out
+
+
 def findings_tests(stage, tmp):
     """hardprobe_fuzz's log rule: a BUG report a probe declares is its catch only while that
     probe is in flight (begin .. end or result); every probe of the JSON is read (each
@@ -477,6 +489,16 @@ def findings_tests(stage, tmp):
     r = subprocess.run([exe, js], input="\n".join(log) + "\n", capture_output=True, text=True)
     got = [ln[9:] for ln in r.stdout.splitlines() if ln.startswith("finding: ")]
     want = [log[3], log[9], log[10], log[12], log[18], log[19]]
+    # the corpus's "WARNING: " lines one by one: not a WARN()'s header, or one naming [hardprobe]
+    # code, is a finding; any other header is not (it opens a block the lines after it judge)
+    warns = [(pid, m) for pid, m in warn_corpus() if m.startswith("WARNING: ")]
+    rc = subprocess.run([exe, js], input="".join(f"{m}\n---[ end trace 0 ]---\n" for _, m in warns),
+                        capture_output=True, text=True)
+    cgot = [ln[9:] for ln in rc.stdout.splitlines() if ln.startswith("finding: ")]
+    cwant = [m for pid, m in warns if pid is None or "[hardprobe]" in m]
+    check("kselftest-fuzz-warn-headers", cgot == cwant and len(warns) >= 10,
+          f"{len(cwant)} findings of {len(warns)} corpus lines" if cgot == cwant else
+          f"got {cgot}, want {cwant}")
     check("kselftest-fuzz-bug-report-in-flight", got == want and ", of 3 probes" in r.stdout,
           f"{len(got)} findings: {'; '.join(got)}" if got != want else
           "6 of 24 lines, 3 declared BUG reports, SLUB's warning (6.x and 7.x) and the unload race excused")
@@ -504,13 +526,9 @@ def warns_tests(stage, tmp):
     # f.six: 3 warnings, 2 of them other tasks' (an idle CPU's WARN meanwhile); g.seven: 3, 1
     runs = ("a.one safe 5 6\nb.two safe 5 7\nc.three safe 0 0\nd.four fatal 0 9\n"
             "e.five safe -1 -1\nf.six safe 5 8 2\ng.seven safe 5 8 1\n")
-    headers = ["WARNING: CPU: 1 PID: 0 at arch/arm64/kernel/process.c:723 __switch_to+0x1/0x2",
-               "WARNING: arch/arm64/kernel/process.c:723 at __switch_to+0x1/0x2, CPU#1: swapper/1/0",
-               "WARNING: at hp_x+0x1/0x2 [hardprobe], CPU#0: hardprobe_test/4711",
-               "WARNING: possible circular locking dependency detected",
-               "WARNING: CPU#1: swapper/1/x0",
-               "WARNING: x.c:1 at f+0x1/0x2, CPU#1: a/b/12 trailing"]
-    runs += "\n".join(headers) + "\n"
+    # the WARN() header corpus the host's findings.warn_pid() is held to as well
+    headers = warn_corpus()
+    runs += "".join(f"HEADER {line}\n" for _, line in headers)
     # the window: another task's WARN inside it counted (6.x and 7.x headers); the writer's
     # own, and others' before or after it, not; a report is open from its "cut here" to its
     # end of trace
@@ -532,8 +550,7 @@ def warns_tests(stage, tmp):
     ok = (len(got) == len(want) and all(re.match(w, g) for w, g in zip(want, got)) and
           "1..6" in lines and r.returncode != 0 and
           [x for x in lines if x.startswith("# header ")] ==
-          ["# header pid 0", "# header pid 0", "# header pid 4711", "# header none",
-           "# header none", "# header none"] and
+          [f"# header pid {pid}" if pid is not None else "# header none" for pid, _ in headers] and
           "# window 2 state 2 open 1" in lines and "# window 2 state 2 open 0" in lines and
           "# warns_declared.f.six: 1 of at most 1 warnings (warn_count 5 -> 8, 2 of them "
           "WARN()s of other tasks, after clear_warn_once)" in lines and

@@ -1060,7 +1060,7 @@ static int stop_children(pid_t *pids, int n, int grace_s, int *killed)
 
 /*
  * Findings in the kernel log; see the header comment. A WARN() block
- * (warn_header()) is hardprobe's when its first line names [hardprobe] code or, for a
+ * (warn_header_pid()) is hardprobe's when its first line names [hardprobe] code or, for a
  * warning in kernel code, when a frame of its trace is [hardprobe]'s or its
  * task is one of ours (Comm: hardprobe_...). The message right before the
  * block tells an intended catch.
@@ -1201,24 +1201,6 @@ static bool slub_bug(const char *msg)
 	       !strncmp(strchr(c + 1, ' '), " (", 2);
 }
 
-/*
- * The first line of a WARN(): "WARNING: CPU: 0 PID: 50 at lib/x.c:1 f+0x1/0x2"
- * up to 6.x, "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0: comm/50" in 7.x; not
- * lockdep's or RCU's "WARNING: possible ...", which are findings.
- */
-static bool warn_header(const char *msg)
-{
-	const char *at, *cpu;
-
-	if (!strncmp(msg, "WARNING: CPU:", 13))
-		return true;
-	if (strncmp(msg, "WARNING: ", 9))
-		return false;
-	at = strstr(msg + 9, " at ");
-	cpu = strstr(msg + 9, ", CPU#");
-	return at && cpu && at < cpu && memchr(msg + 9, ':', at - (msg + 9));
-}
-
 #define UNLOAD_RACE "debugfs file owner did not clean up at exit: "
 
 static void finding(const char *msg)
@@ -1234,7 +1216,8 @@ static bool is_finding(const char *msg, const void *arg)
 		"unreferenced object", "INFO: task", "exited with preempt_count",
 		"exited with irqs disabled", NULL,
 	};
-	long before = sc.n;
+	long before = sc.n, pid;
+	bool is_warn;
 	int i;
 
 	(void)arg;
@@ -1260,12 +1243,16 @@ static bool is_finding(const char *msg, const void *arg)
 		finding(msg);
 		goto out;
 	}
-	/* lockdep and RCU: "WARNING: possible ...", "WARNING: inconsistent lock state" */
-	if (!strncmp(msg, "WARNING: ", 9) && !warn_header(msg)) {
+	/*
+	 * lockdep and RCU: "WARNING: possible ...", "WARNING: inconsistent lock
+	 * state"; a WARN()'s first line names its task (warn_header_pid())
+	 */
+	is_warn = warn_header_pid(msg, &pid);
+	if (!strncmp(msg, "WARNING: ", 9) && !is_warn) {
 		finding(msg);
 		goto out;
 	}
-	if (warn_header(msg)) {
+	if (is_warn) {
 		/*
 		 * not hardprobe's: the kernel's race of an open with rmmod, which
 		 * the reloads provoke on purpose (try_stop_module() drops the last

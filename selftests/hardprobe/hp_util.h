@@ -341,8 +341,13 @@ static inline bool log_find_catch(const char *marker, const char *needle, char *
 /*
  * The task a WARN()'s first line names: "WARNING: CPU: 0 PID: 50 at
  * lib/x.c:1 f+0x1/0x2" up to 6.x, "WARNING: lib/x.c:1 at f+0x1/0x2, CPU#0:
- * comm/50" in 7.x (the comm may hold a '/': the pid follows the last one).
- * False for any other line.
+ * comm/50" in 7.x (the comm may hold a '/': the pid follows the last one);
+ * without a file (CONFIG_DEBUG_BUGVERBOSE=n) "WARNING: CPU: 0 PID: 50 at f+0x1/0x2"
+ * and "WARNING: at f+0x1/0x2, CPU#0: comm/50". False for any other line
+ * (lockdep's and RCU's "WARNING: possible ..."). The one parser of the
+ * selftests; hptool/findings.py's warn_pid() and the module's
+ * hp_warn_header_pid() keep the same rule, scripts/tests/logs/warn-headers.txt
+ * is the corpus the host tests hold both to.
  */
 static inline bool warn_header_pid(const char *msg, long *pid)
 {
@@ -358,8 +363,10 @@ static inline bool warn_header_pid(const char *msg, long *pid)
 	slash = strrchr(msg, '/');
 	if (!cpu || !slash || slash < cpu)
 		return false;
+	if (slash[1] < '0' || slash[1] > '9')
+		return false;
 	*pid = strtol(slash + 1, &end, 10);
-	return end > slash + 1 && !*end;
+	return !*end;
 }
 
 /*
