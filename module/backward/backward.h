@@ -32,6 +32,7 @@ enum hp_bwd_status {
 	HP_BWD_WRITTEN,		/* the return address slot was rewritten */
 	HP_BWD_MISMATCH,	/* the slot did not hold the expected return address */
 	HP_BWD_NOSIGN,		/* the PAC of the saved address could not be reproduced */
+	HP_BWD_VALIDPAC,	/* SCS_RAW: the unsigned address is a valid signature here */
 };
 
 struct hp_bwd_req {

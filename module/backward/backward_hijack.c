@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/printk.h>
 
 #include "backward.h"
 
@@ -27,6 +28,7 @@ const char *const hp_bwd_status_txt[] = {
 	[HP_BWD_WRITTEN] = "written",
 	[HP_BWD_MISMATCH] = "saved return address is not the call site: frame layout?",
 	[HP_BWD_NOSIGN] = "the saved return address's PAC could not be reproduced",
+	[HP_BWD_VALIDPAC] = "the unsigned address carries a valid PAC for this frame",
 };
 
 /**
@@ -56,6 +58,16 @@ noinline unsigned long hp_bwd_rewrite(struct hp_bwd_req *rq, unsigned long *slot
 	if (hp_arm64_pac_sign(raw, rq->modifier) != old &&
 	    !(hp_bwd_scs_mode(rq) && old == raw)) {
 		rq->status = HP_BWD_NOSIGN;
+		return old;
+	}
+	/*
+	 * An unsigned address whose PAC bits happen to be the valid PAC for
+	 * this key and modifier (1 in 2^15 with 48-bit addresses) passes
+	 * autiasp: writing it tests nothing, the caller tries a deeper frame.
+	 */
+	if (rq->mode == HP_BWD_SCS_RAW && old != raw &&
+	    hp_arm64_pac_sign(target, rq->modifier) == target) {
+		rq->status = HP_BWD_VALIDPAC;
 		return old;
 	}
 	if (rq->mode == HP_BWD_SCS_RAW || (rq->mode == HP_BWD_SCS_SAME && old == raw))
@@ -154,12 +166,32 @@ redirected:
 	}
 }
 
-/* hp_bwd_hijack_one() on this CPU, with @rq where hp_bwd_land() finds it */
+/* hp_bwd_hijack_one() with its stack pointer, the PAC modifier, 64 bytes lower */
+static noinline void hp_bwd_hijack_deeper(hp_bwd_victim_fn victim,
+					  struct hp_bwd_req *rq)
+{
+	unsigned long pad[8];
+
+	/* the array must exist in this frame: its address escapes */
+	barrier_data(pad);
+	hp_bwd_hijack_one(victim, rq);
+}
+
+/*
+ * hp_bwd_hijack_one() on this CPU, with @rq where hp_bwd_land() finds it;
+ * once more with another modifier if the unsigned address was by chance a
+ * valid signature (HP_BWD_VALIDPAC stays only if both frames collide).
+ */
 void hp_bwd_hijack(hp_bwd_victim_fn victim, struct hp_bwd_req *rq)
 {
 	preempt_disable();
 	this_cpu_write(hp_bwd_cur, rq);
 	hp_bwd_hijack_one(victim, rq);
+	if (rq->status == HP_BWD_VALIDPAC) {
+		pr_info("hardprobe: the unsigned address 0x%lx is a valid signature in this frame: once more, a frame deeper\n",
+			(unsigned long)rq->target);
+		hp_bwd_hijack_deeper(victim, rq);
+	}
 	this_cpu_write(hp_bwd_cur, NULL);
 	preempt_enable();
 }
