@@ -40,12 +40,12 @@ trigger_files+=" module/core/inject.c "
 defines_ignore=PREFER_DEFINED_ATTRIBUTE_MACRO,COMPLEX_MACRO
 defines_files=" selftests/hardprobe/hp_compiler.h "
 
-# the compat header is the one place that compares kernel versions
+# the compat header (and renames.h, which it includes) is the one place that compares kernel versions
 # (LINUX_VERSION_CODE, CONSTANT_COMPARISON in "LINUX_VERSION_CODE >= KERNEL_VERSION()"),
 # names headers in __has_include(<...>) (SPACING), and spells one report per version,
 # the older of which names fewer sizes (MACRO_ARG_UNUSED)
 compat_ignore=LINUX_VERSION_CODE,CONSTANT_COMPARISON,SPACING,MACRO_ARG_UNUSED
-compat_files=" module/lib/compat.h "
+compat_files=" module/lib/compat.h module/lib/renames.h "
 
 # pointer_hashing's positive control formats addresses with %px into a local
 # buffer, never into the log, to compare them with what %p prints

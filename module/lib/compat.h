@@ -6,8 +6,8 @@
  * is compared only where nothing else tells. The families include this
  * file instead of the header that moved; none of them tests a version.
  *
- * Kconfig symbols renamed after 6.12 are here too (HP_CONFIG_*), the same
- * renames as scripts/kconfig-renames, which a host test ties to this file.
+ * Kconfig symbols renamed between versions come from renames.h, which
+ * scripts/kconfig-renames generates (HP_CONFIG_*, HP_SYM_*).
  */
 #ifndef _HARDPROBE_COMPAT_H
 #define _HARDPROBE_COMPAT_H
@@ -223,40 +223,12 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #endif
 
 /*
- * Kconfig symbols renamed after 6.12 (scripts/kconfig-renames): each
- * HP_CONFIG_* is true under either name, and HP_SYM_* is the name this
- * kernel uses, for the reports.
+ * Kconfig symbols renamed between the kernels hardprobe builds against:
+ * HP_CONFIG_* (either name) and HP_SYM_* (this kernel's name), generated
+ * from scripts/kconfig-renames.
  */
-#define HP_CONFIG_CFI		(IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI))
-#define HP_CONFIG_ARCH_CFI	(IS_ENABLED(CONFIG_ARCH_SUPPORTS_CFI_CLANG) || \
-				 IS_ENABLED(CONFIG_ARCH_SUPPORTS_CFI))
-#define HP_CONFIG_INTEGER_WRAP	(IS_ENABLED(CONFIG_UBSAN_SIGNED_WRAP) || \
-				 IS_ENABLED(CONFIG_UBSAN_INTEGER_WRAP))
-#define HP_CONFIG_KSTACK_ERASE	(IS_ENABLED(CONFIG_GCC_PLUGIN_STACKLEAK) || \
-				 IS_ENABLED(CONFIG_KSTACK_ERASE))
-#define HP_CONFIG_SLS		(IS_ENABLED(CONFIG_MITIGATION_SLS) || IS_ENABLED(CONFIG_SLS))
-#define HP_CONFIG_RETPOLINE	(IS_ENABLED(CONFIG_MITIGATION_RETPOLINE) || \
-				 IS_ENABLED(CONFIG_RETPOLINE))
-#define HP_CONFIG_RETHUNK	(IS_ENABLED(CONFIG_MITIGATION_RETHUNK) || \
-				 IS_ENABLED(CONFIG_RETHUNK))
-#define HP_CONFIG_PTI		(IS_ENABLED(CONFIG_MITIGATION_PAGE_TABLE_ISOLATION) || \
-				 IS_ENABLED(CONFIG_PAGE_TABLE_ISOLATION))
-#define HP_CONFIG_UNRET		(IS_ENABLED(CONFIG_MITIGATION_UNRET_ENTRY) || \
-				 IS_ENABLED(CONFIG_CPU_UNRET_ENTRY))
-#define HP_CONFIG_CALL_DEPTH	(IS_ENABLED(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || \
-				 IS_ENABLED(CONFIG_CALL_DEPTH_TRACKING))
-#define HP_CONFIG_SRSO		(IS_ENABLED(CONFIG_MITIGATION_SRSO) || IS_ENABLED(CONFIG_CPU_SRSO))
+#include "renames.h"
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-#define HP_SYM_CFI		"CONFIG_CFI"
-#else
-#define HP_SYM_CFI		"CONFIG_CFI_CLANG"
-#endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
-#define HP_SYM_INTEGER_WRAP	"CONFIG_UBSAN_INTEGER_WRAP"
-#else
-#define HP_SYM_INTEGER_WRAP	"CONFIG_UBSAN_SIGNED_WRAP"
-#endif
 /* the kernel the module is built for, as evidence texts name it: "6.1", "6.12" */
 #define HP_KVER_STR		__stringify(LINUX_VERSION_MAJOR) "." \
 				__stringify(LINUX_VERSION_PATCHLEVEL)
@@ -282,11 +254,6 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #else
 #define HP_WRAP_NOTE		"not in " HP_KVER_STR ": added in 6.9"
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-#define HP_SYM_KSTACK_ERASE	"CONFIG_KSTACK_ERASE"
-#else
-#define HP_SYM_KSTACK_ERASE	"CONFIG_GCC_PLUGIN_STACKLEAK"
-#endif
 /*
  * Stack erasing on a compiler other than GCC: why it cannot be built (NULL:
  * it can). Up to 6.16 only the GCC plugin builds it; from 6.17 also a
@@ -299,23 +266,6 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 	"(CONFIG_CC_HAS_SANCOV_STACK_DEPTH_CALLBACK=n; Clang 21 or later has it)")
 #else
 #define HP_ERASE_NO_CC		HP_KVER_STR " erases the stack only with the GCC plugin"
-#endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-#define HP_SYM_SLS		"CONFIG_MITIGATION_SLS"
-#define HP_SYM_RETPOLINE	"CONFIG_MITIGATION_RETPOLINE"
-#define HP_SYM_RETHUNK		"CONFIG_MITIGATION_RETHUNK"
-#define HP_SYM_PTI_X86		"CONFIG_MITIGATION_PAGE_TABLE_ISOLATION"
-#define HP_SYM_UNRET		"CONFIG_MITIGATION_UNRET_ENTRY"
-#define HP_SYM_CALL_DEPTH	"CONFIG_MITIGATION_CALL_DEPTH_TRACKING"
-#define HP_SYM_SRSO		"CONFIG_MITIGATION_SRSO"
-#else
-#define HP_SYM_SLS		"CONFIG_SLS"
-#define HP_SYM_RETPOLINE	"CONFIG_RETPOLINE"
-#define HP_SYM_RETHUNK		"CONFIG_RETHUNK"
-#define HP_SYM_PTI_X86		"CONFIG_PAGE_TABLE_ISOLATION"
-#define HP_SYM_UNRET		"CONFIG_CPU_UNRET_ENTRY"
-#define HP_SYM_CALL_DEPTH	"CONFIG_CALL_DEPTH_TRACKING"
-#define HP_SYM_SRSO		"CONFIG_CPU_SRSO"
 #endif
 /* the x86 return-thunk mitigations' registry symbols (retbleed, srso, its) */
 #ifdef CONFIG_X86_64
@@ -366,12 +316,8 @@ static inline void hp_mod_region(enum hp_mod_region r, unsigned long *base,
 #define HP_SYM_TSA		"none (an x86 mitigation)"
 #define HP_SYM_BHI		"none (an x86 mitigation)"
 #endif
-/* pti's registry symbol: both architectures' options, the x86 one renamed in 6.9 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-#define HP_SYM_PTI		"CONFIG_MITIGATION_PAGE_TABLE_ISOLATION (x86_64), CONFIG_UNMAP_KERNEL_AT_EL0 (arm64)"
-#else
-#define HP_SYM_PTI		"CONFIG_PAGE_TABLE_ISOLATION (x86_64), CONFIG_UNMAP_KERNEL_AT_EL0 (arm64)"
-#endif
+/* pti's registry symbol: both architectures' options (the x86 one renamed in 6.9) */
+#define HP_SYM_PTI		HP_SYM_PTI_X86 " (x86_64), CONFIG_UNMAP_KERNEL_AT_EL0 (arm64)"
 
 /*
  * The CFI mode line: "Using FineIBT CFI" up to 6.12; after, "Using %sFineIBT%s CFI",

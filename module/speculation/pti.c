@@ -72,7 +72,7 @@ static bool hp_pgd_maps(pgd_t *pgd, unsigned long addr)
 
 static pgd_t *hp_user_pgd(pgd_t *pgd, bool pti)
 {
-#if HP_CONFIG_PTI
+#if HP_CONFIG_PTI_X86
 	if (pti)
 		return kernel_to_user_pgdp(pgd);
 #endif
@@ -182,9 +182,9 @@ static void hp_pti_layers(struct hp_layers *l)
 	bool off = hp_pti_cmdline_off(words, sizeof(words));
 
 	hp_meltdown_state(md, sizeof(md));
-	l->configured = HP_CONFIG_PTI && !off;
+	l->configured = HP_CONFIG_PTI_X86 && !off;
 	hp_layer(l->configured_txt, sizeof(l->configured_txt), "%s=%s%s", HP_SYM_PTI_X86,
-		 HP_CONFIG_PTI ? "y" : "n", words);
+		 HP_CONFIG_PTI_X86 ? "y" : "n", words);
 	hp_layer(l->built, sizeof(l->built), "page tables: nothing to build");
 	hp_layer(l->active, sizeof(l->active),
 		 "X86_FEATURE_PTI: %s; CPU bug MELTDOWN: %s; meltdown: %s",

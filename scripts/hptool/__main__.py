@@ -14,6 +14,7 @@
   lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
   lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
   offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
+  renames [--write]             module/lib/renames.h (HP_CONFIG_*, HP_SYM_*) from scripts/kconfig-renames
 
   target NAME [--kdir DIR]      shell assignments HP_ARCH HP_COMPILER HP_FRAGS HP_CC HP_MAKE
                                 (KDIR: a kernel the bench did not configure, from its .config)
@@ -92,6 +93,7 @@ COMMANDS = {
     "khc-join": "khc_join.main", "khc-coverage": "khc_coverage.main",
     "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
+    "renames": "renames.main",
 }
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Kconfig symbols renamed between the kernels hardprobe builds against
 (scripts/kconfig-renames): the module reads each under either name
-(module/lib/compat.h), and the bench spells a fragment's symbols as the kernel
+(module/lib/renames.h, generated from the table), and the bench spells a fragment's symbols as the kernel
 version it configures names them.
 """
 import os
@@ -42,30 +42,66 @@ def spell(fragment, kver, table=None):
     return fragment
 
 
-def compat_mismatches(table=None, compat=None):
-    """what module/lib/compat.h says otherwise than the table (empty: they agree):
-    HP_CONFIG_<macro> must test both names, HP_SYM_<macro> (where defined) must name
-    the new one from the table's version on and the old one before."""
-    compat = compat or os.path.join(TOP, "module", "lib", "compat.h")
-    text = open(compat).read()
-    bad = []
+HEADER = "module/lib/renames.h"
+
+
+def header(table=None):
+    """module/lib/renames.h, generated from the table: for each rename HP_CONFIG_<macro>
+    (true under either name) and HP_SYM_<macro> (the name of the kernel the module is
+    built against, from its version). The committed file must be this text (test_hptool);
+    "python3 -m hptool renames --write" regenerates it."""
+    out = ["/* SPDX-License-Identifier: GPL-2.0 */",
+           "/*",
+           " * hardprobe: Kconfig symbols renamed between the kernels it builds",
+           " * against. Generated from scripts/kconfig-renames by \"python3 -m hptool",
+           " * renames --write\" (PYTHONPATH=scripts): edit the table, not this file.",
+           " * HP_CONFIG_<macro> is true under either name; HP_SYM_<macro> is the name",
+           " * this kernel uses, for the reports.",
+           " */",
+           "#ifndef _HARDPROBE_RENAMES_H",
+           "#define _HARDPROBE_RENAMES_H",
+           "",
+           "#include <linux/kconfig.h>",
+           "#include <linux/version.h>"]
     for old, new, since, macro in table if table is not None else parse():
-        m = re.search(rf"#define\s+HP_CONFIG_{macro}\s+(\(.*?\))\s*\n(?!\s*IS_)", text, re.S)
-        body = m.group(1) if m else ""
-        if f"IS_ENABLED({old})" not in body or f"IS_ENABLED({new})" not in body:
-            bad.append(f"HP_CONFIG_{macro} does not test both {old} and {new}")
-        sym = re.search(rf"#if LINUX_VERSION_CODE >= KERNEL_VERSION\((\d+), (\d+), 0\)\n"
-                        rf"(?:#define\s+HP_SYM_\w+\s+\"\w+\"\n)*?"
-                        rf"#define\s+HP_SYM_{macro}\s+\"(\w+)\"\n"
-                        rf"(?:#define\s+HP_SYM_\w+\s+\"\w+\"\n)*"
-                        rf"#else\n(?:#define\s+HP_SYM_\w+\s+\"\w+\"\n)*?"
-                        rf"#define\s+HP_SYM_{macro}\s+\"(\w+)\"", text)
-        if f"HP_SYM_{macro}" in text:
-            if not sym:
-                bad.append(f"HP_SYM_{macro} is not spelled by version")
-            elif ((int(sym.group(1)), int(sym.group(2))), sym.group(3), sym.group(4)) != \
-                    (since, new, old):
-                bad.append(f"HP_SYM_{macro}: {sym.group(3)} from {sym.group(1)}.{sym.group(2)}, "
-                           f"{sym.group(4)} before; the table: {new} from "
-                           f"{since[0]}.{since[1]}, {old} before")
-    return bad
+        out += ["",
+                f"/* {old}, {new} from {since[0]}.{since[1]} */",
+                f"#define HP_CONFIG_{macro} \\",
+                f"\t(IS_ENABLED({old}) || \\",
+                f"\t IS_ENABLED({new}))",
+                f"#if LINUX_VERSION_CODE >= KERNEL_VERSION({since[0]}, {since[1]}, 0)",
+                f"#define HP_SYM_{macro}\t\"{new}\"",
+                "#else",
+                f"#define HP_SYM_{macro}\t\"{old}\"",
+                "#endif"]
+    out += ["", "#endif /* _HARDPROBE_RENAMES_H */"]
+    return "\n".join(out) + "\n"
+
+
+def header_stale(path=None, table=None):
+    """what is wrong with the committed renames.h: None when it is the table's text."""
+    path = path or os.path.join(TOP, HEADER)
+    try:
+        have = open(path).read()
+    except OSError as e:
+        return f"{path}: {e.strerror}"
+    if have != header(table):
+        return (f"{path} is not what scripts/kconfig-renames generates: run "
+                "PYTHONPATH=scripts python3 -m hptool renames --write")
+    return None
+
+
+def main(argv):
+    """hptool renames [--write]: module/lib/renames.h as scripts/kconfig-renames generates it
+    (stdout; --write: into the file)."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="hptool renames", description=main.__doc__)
+    ap.add_argument("--write", action="store_true", help=f"write {HEADER}")
+    a = ap.parse_args(argv)
+    text = header()
+    if a.write:
+        with open(os.path.join(TOP, HEADER), "w") as f:
+            f.write(text)
+    else:
+        print(text, end="")
+    return 0

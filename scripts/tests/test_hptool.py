@@ -811,7 +811,7 @@ def test_say():
 
 
 def test_renames():
-    """scripts/kconfig-renames and module/lib/compat.h say the same; fragments are spelled
+    """module/lib/renames.h is what scripts/kconfig-renames generates; fragments are spelled
     per kernel version."""
     table = renames.parse()
     have = {(o, n) for o, n, _, _ in table}
@@ -819,19 +819,21 @@ def test_renames():
             ("CONFIG_GCC_PLUGIN_STACKLEAK", "CONFIG_KSTACK_ERASE"), ("CONFIG_SLS", "CONFIG_MITIGATION_SLS"),
             ("CONFIG_RETPOLINE", "CONFIG_MITIGATION_RETPOLINE")}
     check("renames-table", want <= have, f"{len(table)} renames")
-    bad = renames.compat_mismatches(table)
-    check("renames-compat-h-agrees", not bad, "; ".join(bad) or "module/lib/compat.h: every rename, both names")
-    # positive control: a compat.h that dates a rename wrongly, or tests one name only, is caught
-    text = open(os.path.join(TOP, "module", "lib", "compat.h")).read()
+    stale = renames.header_stale()
+    check("renames-header-generated", stale is None,
+          stale or f"{renames.HEADER}: {len(table)} renames, as the table generates it")
+    # positive control: a header edited by hand, or a table row it lacks, is caught
+    text = open(os.path.join(TOP, renames.HEADER)).read()
     with tempfile.TemporaryDirectory() as d:
-        wrong = os.path.join(d, "compat.h")
+        wrong = os.path.join(d, "renames.h")
         with open(wrong, "w") as f:
-            f.write(text.replace("KERNEL_VERSION(6, 18, 0)", "KERNEL_VERSION(6, 13, 0)")
-                    .replace("IS_ENABLED(CONFIG_KSTACK_ERASE))", "0)"))
-        bad = renames.compat_mismatches(table, wrong)
-        check("renames-compat-h-mismatch-caught",
-              any("HP_SYM_CFI" in b for b in bad) and any("HP_CONFIG_KSTACK_ERASE" in b for b in bad),
-              "; ".join(bad))
+            f.write(text.replace("KERNEL_VERSION(6, 18, 0)", "KERNEL_VERSION(6, 13, 0)"))
+        more = table + [("CONFIG_X_OLD", "CONFIG_X_NEW", (7, 2), "X")]
+        gen = renames.header(more)
+        check("renames-header-stale-caught",
+              renames.header_stale(wrong) is not None and renames.header_stale(None, more) is not None
+              and "#define HP_SYM_X\t\"CONFIG_X_NEW\"" in gen and "KERNEL_VERSION(7, 2, 0)" in gen,
+              "a hand edit and a new row both caught")
     frag = "CONFIG_MITIGATION_SLS=y  # required\n# CONFIG_MITIGATION_RETPOLINE is not set\nCONFIG_CFI_CLANG=y\n"
     old61 = renames.spell(frag, "6.1")
     main = renames.spell(frag, "6.18.3")
