@@ -294,10 +294,11 @@ static bool hp_slab_checked(const char *name)
  * free, until it comes back: a free that nothing checked went to b's slab
  * through a's free path (6.12: onto the slab's own freelist, which b reaches
  * when its CPU freelist runs dry, at most a slab's worth of objects later).
- * The objects are kept in @objs (*@n of them) for the caller to give back.
- * Return: how many allocations it took, 0 if it never came back.
+ * The objects are kept in @objs (*@n of them) for the caller to give back;
+ * when @x came back it is the last of them.
+ * Return: whether @x came back.
  */
-static int hp_slab_find(struct kmem_cache *b, void *x, void **objs, int *n)
+static bool hp_slab_find(struct kmem_cache *b, void *x, void **objs, int *n)
 {
 	int i;
 
@@ -307,11 +308,11 @@ static int hp_slab_find(struct kmem_cache *b, void *x, void **objs, int *n)
 			break;
 		if (objs[i] == x) {
 			*n = i + 1;
-			return i + 1;
+			return true;
 		}
 	}
 	*n = i;
-	return 0;
+	return false;
 }
 
 static void hp_slab_free_cross_cache(struct hp_result *r)
@@ -319,8 +320,8 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	struct kmem_cache *a, *b;
 	void *x, *y, *z = NULL, **objs = NULL;
 	char marker[48], line[160], na[HP_CACHE_NAME_LEN], nb[HP_CACHE_NAME_LEN];
-	int seq, found = 0, n = 0, i;
-	bool logged, leaked;
+	int seq, n = 0, i;
+	bool found = false, logged, leaked;
 
 	if (hp_warn_panics()) {
 		hp_set(r, HP_UNSUPPORTED,
@@ -388,7 +389,7 @@ static void hp_slab_free_cross_cache(struct hp_result *r)
 	if (found) {
 		hp_set(r, HP_VULNERABLE,
 		       "kmem_cache_free(a, object of b) accepted without a word: the object went to b's slab through a's free path, and b handed it out again %d allocation(s) later",
-		       found);
+		       n);
 		goto out;
 	}
 	if (z == x) {
