@@ -123,10 +123,11 @@ exec /bin/busybox timeout "$@"
 ' >"$X/root/usr/bin/timeout"
 	chmod +x "$X/root/usr/bin/timeout"
 	"$HP_TOP/scripts/initramfs.sh" x86_64 "$ko" "$ko/hardprobe_test" "$X/initramfs.cpio.gz" "$X/root"
-	hp_qemu x86_64 "$B/arch/x86/boot/bzImage" "$X/initramfs.cpio.gz" \
-		"panic=-1 tsc=unstable hardprobe.target=x86_64-gcc hardprobe.mode=kselftest"
 	hp_say intree x86_64-gcc "the kselftest tarball's run_kselftest.sh in a guest"
-	timeout 1200 "${HP_QEMU[@]}" </dev/null >"$X/console.log" 2>&1
+	hp_tool boot x86_64 "$B/arch/x86/boot/bzImage" "$X/initramfs.cpio.gz" \
+		"panic=-1 tsc=unstable hardprobe.target=x86_64-gcc hardprobe.mode=kselftest" \
+		--log "$X/console.log" --timeout 1200 --kvm "${HP_KVM:-no}" \
+		--mte "${HP_MTE:-}" --smp "${SMP:-}"
 	out=$(tr -d '\r' <"$X/console.log" |
 		sed -n '/^----- hardprobe:file kselftest.txt -----$/,/^----- hardprobe:end kselftest.txt -----$/p')
 	ran=$(grep -cE '^(not )?ok [0-9]+ selftests: hardprobe: hardprobe_' <<<"$out")

@@ -28,9 +28,10 @@ export HP_KVM
 rm -f "$R"/console-kaslr-*.log
 for i in $(seq 1 "$boots"); do
 	hp_say boot "$name" "kaslr.text alone, boot $i of $boots"
-	hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" \
-		"panic=-1 tsc=unstable hardprobe.target=$name hardprobe.mode=one:kaslr.text ${CMDLINE:-}"
-	timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-kaslr-$i.log" 2>&1 || true
+	hp_tool boot "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" \
+		"panic=-1 tsc=unstable hardprobe.target=$name hardprobe.mode=one:kaslr.text ${CMDLINE:-}" \
+		--log "$R/console-kaslr-$i.log" --timeout "${BOOT_TIMEOUT:-600}" --kvm "$HP_KVM" \
+		--mte "${HP_MTE:-}" --smp "${SMP:-}" || true
 done
 hp_tool kaslr-entropy "$name" "$R"/console-kaslr-*.log | tee "$R/kaslr-entropy.txt"
 grep -q "kaslr-across-boots: ok" "$R/kaslr-entropy.txt"

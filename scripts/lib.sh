@@ -232,13 +232,3 @@ file_is_static() {
 	ph=$(LC_ALL=C readelf -l "$1" 2>/dev/null) || return 1
 	! grep -q 'Requesting program interpreter' <<<"$ph"
 }
-
-# hp_qemu ARCH KERNEL INITRD CMDLINE: the QEMU command line (array HP_QEMU), from the
-# per-arch records of scripts/hptool/qemu_configs/ (HP_KVM=yes: under KVM where the
-# record allows; HP_MTE=yes: a guest CPU with MTE, for a KASAN_HW_TAGS kernel)
-hp_qemu() {
-	local out
-	out=$(hp_tool qemu "$1" "$2" "$3" "$4" --kvm "${HP_KVM:-no}" --mte "${HP_MTE:-}" \
-		--smp "${SMP:-}") || exit 1
-	eval "$out"
-}

@@ -42,9 +42,10 @@ cp "$L/src/lkdtm.ko" "$L/guest/"
 hp_tool lkdtm-guest-list "$HP_TOP/scripts/lkdtm/map" "$T" \
 	"$HP_TOP/scripts/lkdtm/unlisted" >"$L/guest/lkdtm-tests"
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" "$L/guest"
-hp_qemu "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
-	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm"
 hp_say boot "$target" "LKDTM tests in one guest (TCG), timeout ${BOOT_TIMEOUT:-600} s"
-timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-lkdtm.log" 2>&1 || true
+hp_tool boot "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
+	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm" \
+	--log "$R/console-lkdtm.log" --timeout "${BOOT_TIMEOUT:-600}" --kvm "${HP_KVM:-no}" \
+	--mte "${HP_MTE:-}" --smp "${SMP:-}" || true
 hp_tool lkdtm-compare "$R" "$HP_TOP/scripts/lkdtm/map" "$T" \
 	"$HP_TOP/scripts/lkdtm/unlisted" | tee "$R/lkdtm-compare.txt"

@@ -79,12 +79,15 @@ if [ "$HP_ARCH" = arm64 ] && grep -q '^CONFIG_KASAN_HW_TAGS=y' "$B/.config" 2>/d
 fi
 export HP_MTE
 cmdline+=" ${CMDLINE:-}"
-hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" "$cmdline"
+# one guest: hptool boot ARCH KERNEL INITRD CMDLINE LOG (its status: QEMU's, 124 after
+# BOOT_TIMEOUT, when "TIMEOUT after <s> s" ends the log)
+boot() {
+	hp_tool boot "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" "$1" --log "$2" \
+		--timeout "${BOOT_TIMEOUT:-600}" --kvm "$HP_KVM" --mte "${HP_MTE:-}" --smp "${SMP:-}"
+}
 hp_say boot "$name" "QEMU ($([ "$HP_KVM" = yes ] && echo KVM || echo TCG)), timeout ${BOOT_TIMEOUT:-600} s"
-rc=0
-timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console.log" 2>&1 || rc=$?
+boot "$cmdline" "$R/console.log" || true
 stage boot
-[ "$rc" = 124 ] && echo "TIMEOUT after ${BOOT_TIMEOUT:-600} s" >>"$R/console.log"
 
 # fatal probes that panic: one fresh guest each, up to nproc at once
 panics=
@@ -94,10 +97,8 @@ export PANIC_GUESTS=${PANIC_GUESTS:-yes}
 if [ -n "$panics" ]; then
 	hp_say fatal "$name" "panicking probes, one guest each: $panics"
 	for p in $panics; do
-		hp_qemu "$HP_ARCH" "$image" "$M/initramfs.cpio.gz" \
-			"${cmdline/hardprobe.mode=all/hardprobe.mode=one:$p}"
-		( timeout "${BOOT_TIMEOUT:-600}" "${HP_QEMU[@]}" </dev/null >"$R/console-$p.log" 2>&1 ||
-			{ [ $? = 124 ] && echo "TIMEOUT" >>"$R/console-$p.log"; }; true ) &
+		{ boot "${cmdline/hardprobe.mode=all/hardprobe.mode=one:$p}" "$R/console-$p.log" ||
+			true; } &
 		while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do sleep 1; done
 	done
 	wait

@@ -14,14 +14,15 @@
   lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
   lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
   offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
+  boot ARCH KERNEL INITRD CMDLINE --log FILE [--timeout S] [--kvm yes|no] [--mte yes|no]
+       [--smp N] [--print]      one guest, its console into FILE (124 and "TIMEOUT after S s"
+                                when killed); --print: the QEMU command line only
   renames [--write]             module/lib/renames.h (HP_CONFIG_*, HP_SYM_*) from scripts/kconfig-renames
 
   target NAME [--kdir DIR]      shell assignments HP_ARCH HP_COMPILER HP_FRAGS HP_CC HP_MAKE
                                 (KDIR: a kernel the bench did not configure, from its .config)
   matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
   arch-compiler NAME            "ARCH COMPILER" of a target, tools not checked (empty: unknown)
-  qemu ARCH KERNEL INITRD CMDLINE [--kvm yes|no] [--mte yes|no] [--smp N]
-                                the QEMU command line, as HP_QEMU=(...)
   image ARCH                    the boot image's path in a build directory
   result-name TARGET            the results directory's name: TARGET, or TARGET-<KVER> for a
                                 reference kernel of another version than 6.12 (env KVER)
@@ -93,7 +94,7 @@ COMMANDS = {
     "khc-join": "khc_join.main", "khc-coverage": "khc_coverage.main",
     "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
-    "renames": "renames.main",
+    "renames": "renames.main", "boot": "qemu.cli_boot",
 }
 
 
@@ -120,12 +121,6 @@ def main(argv):
         a, c = targets.arch_compiler(args[0])
         if a:
             print(a, c)
-    elif cmd == "qemu":
-        kvm, mte = opt(args, "--kvm", "no"), opt(args, "--mte", "")
-        smp = opt(args, "--smp", "") or qemu.SMP_DEFAULT
-        arch, kernel, initrd, cmdline = args
-        sys.stdout.write(qemu.shell_array("HP_QEMU", qemu.command(
-            arch, kernel, initrd, cmdline, kvm=kvm == "yes", mte=mte == "yes", smp=smp)))
     elif cmd == "result-name":
         v = kconfig.kver()
         configured = targets.is_configured(args[0]) and not os.environ.get("KDIR")

@@ -2,7 +2,6 @@
 """The QEMU command line of a guest, built from the per-arch records in qemu_configs/."""
 import os
 import platform
-import shlex
 import subprocess
 
 from . import CACHE, Error
@@ -46,10 +45,6 @@ def command(arch, kernel, initrd, cmdline, kvm=False, mte=False, smp=SMP_DEFAULT
     return argv + TAIL
 
 
-def shell_array(var, argv):
-    return f"{var}=(" + " ".join(shlex.quote(a) for a in argv) + ")\n"
-
-
 def kvm_usable(arch):
     """KVM can be tried: the record allows it, the host is that arch, /dev/kvm is writable."""
     return record(arch).kvm and platform.machine() == arch and os.access("/dev/kvm", os.W_OK)
@@ -75,3 +70,60 @@ def kvm_probe(arch, kernel, initrd, cache=CACHE):
         with open(path, "w") as f:
             f.write("yes\n" if "hardprobe:end" in out else "no\n")
     return open(path).read().strip()
+
+
+def boot(argv, log, timeout):
+    """run a guest: QEMU's console (stdout and stderr) into @log, no stdin; killed after
+    @timeout seconds, when "TIMEOUT after <s> s" ends the log and the answer is 124 (as
+    timeout(1) answers). Otherwise QEMU's exit status; 127 with the reason in the log when
+    QEMU cannot be started."""
+    with open(log, "wb") as out:
+        try:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        except OSError as e:
+            out.write(f"hardprobe: cannot start {argv[0]}: {e.strerror} (scripts/deps.sh installs "
+                      "qemu-system-x86 and qemu-system-arm)\n".encode())
+            return 127
+        try:
+            return p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            out.write(f"TIMEOUT after {timeout} s\n".encode())
+            return 124
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def cli_boot(args):
+    """hptool boot: one guest, its console into a log file (exit status: QEMU's, 124 on a
+    timeout)."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="hptool boot", description=cli_boot.__doc__)
+    ap.add_argument("arch")
+    ap.add_argument("kernel")
+    ap.add_argument("initrd")
+    ap.add_argument("cmdline")
+    ap.add_argument("--log", help="the console log (required unless --print)")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds (default 600)")
+    ap.add_argument("--kvm", choices=("yes", "no"), default="no", help="under KVM where the record allows")
+    ap.add_argument("--mte", choices=("yes", "no", ""), default="", help="a guest CPU with MTE")
+    ap.add_argument("--smp", default="", help=f"vCPUs, 1..8 (default {SMP_DEFAULT})")
+    ap.add_argument("--print", action="store_true", help="print the QEMU argv, one word a line; no boot")
+    a = ap.parse_args(args)
+    argv = command(a.arch, a.kernel, a.initrd, a.cmdline, kvm=a.kvm == "yes", mte=a.mte == "yes",
+                   smp=a.smp or SMP_DEFAULT)
+    if a.print:
+        print("\n".join(argv))
+        return 0
+    if not a.log:
+        ap.error("--log is required")
+    if a.timeout < 1:
+        ap.error("--timeout: at least 1 second")
+    return boot(argv, a.log, a.timeout)

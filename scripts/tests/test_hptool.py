@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
@@ -59,6 +60,12 @@ def recorded():
         k, v = line.rstrip("\n").split(": ", 1)
         out[k] = v
     return out
+
+
+def hptool(*args, env=None):
+    """python3 -m hptool ARGS, as the make targets run it"""
+    return subprocess.run([sys.executable, "-m", "hptool", *args], capture_output=True, text=True,
+                          cwd=SCRIPTS, env=env, timeout=120)
 
 
 def sh(call, env=None):
@@ -198,18 +205,40 @@ def test_qemu(rec):
         want = shlex.split(v)
         got = qemu.command(kv["arch"], "/k/Image", "/m/initramfs.cpio.gz", "panic=-1 hardprobe.mode=all",
                            kvm=kv["kvm"] == "yes", mte=kv["mte"] == "yes", smp=1)
-        # (b781ecb booted one vCPU: SMP=1 asks for that)
-        p = sh(f"HP_KVM={kv['kvm']} HP_MTE={'yes' if kv['mte'] == 'yes' else ''} SMP=1; "
-               f"hp_qemu {kv['arch']} /k/Image /m/initramfs.cpio.gz 'panic=-1 hardprobe.mode=all'; "
-               'printf "%s\\n" "${HP_QEMU[@]}"')
+        # (b781ecb booted one vCPU: --smp 1 asks for that); hptool boot --print: what it boots
+        p = hptool("boot", kv["arch"], "/k/Image", "/m/initramfs.cpio.gz", "panic=-1 hardprobe.mode=all",
+                   "--kvm", kv["kvm"], "--mte", "yes" if kv["mte"] == "yes" else "", "--smp", "1", "--print")
         if got != want or p.stdout.splitlines() != want:
             bad.append(f"{k}: {' '.join(got)}")
-    check("hptool-qemu-command-lines-as-lib-sh", n == 8 and not bad, "; ".join(bad[:1]) or f"{n} command lines")
-    # two vCPUs unless SMP= says otherwise; 1..8 (CONFIG_NR_CPUS of the reference kernels)
-    smp = [sh(f"SMP={n}; hp_qemu arm64 k i ''; echo \"${{HP_QEMU[*]}}\"") for n in ("", "4", "9", "x")]
-    check("hptool-qemu-smp", " -smp 2 " in smp[0].stdout and " -smp 4 " in smp[1].stdout and
+    check("hptool-boot-command-lines", n == 8 and not bad, "; ".join(bad[:1]) or f"{n} command lines")
+    # two vCPUs unless --smp says otherwise; 1..8 (CONFIG_NR_CPUS of the reference kernels)
+    smp = [hptool("boot", "arm64", "k", "i", "", "--smp", n, "--print") for n in ("", "4", "9", "x")]
+    check("hptool-boot-smp", "\n-smp\n2\n" in smp[0].stdout and "\n-smp\n4\n" in smp[1].stdout and
           smp[2].returncode and "between 1 and 8" in smp[2].stderr and smp[3].returncode,
-          " | ".join((x.stdout + x.stderr).strip()[-80:] for x in smp))
+          " | ".join((x.stdout + x.stderr).strip()[-80:].replace("\n", " ") for x in smp))
+    # a guest with a stand-in QEMU on PATH: its console in the log and its status; killed at
+    # the timeout (124, "TIMEOUT after 1 s" ends the log); no QEMU: 127 and why, in the log
+    with tempfile.TemporaryDirectory(prefix="hp-boot-") as d:
+        fake = os.path.join(d, "qemu-system-x86_64")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\necho "console: $*"\nread -r line && echo "stdin: $line"\n'
+                    'case "$*" in *hang*) exec sleep 30 ;; esac\nexit 3\n')
+        os.chmod(fake, 0o755)
+        env = dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"])
+        log = os.path.join(d, "console.log")
+        runs = []
+        for cmdline, timeout in (("panic=-1", "5"), ("hang", "1")):
+            t0 = time.monotonic()
+            r = hptool("boot", "x86_64", "k", "i", cmdline, "--log", log, "--timeout", timeout, env=env)
+            runs.append((r.returncode, open(log).read(), time.monotonic() - t0))
+        r = hptool("boot", "x86_64", "k", "i", "", "--log", log, env=dict(os.environ, PATH=d + "/none"))
+        missing = (r.returncode, open(log).read())
+    check("hptool-boot-stand-in-qemu",
+          runs[0][0] == 3 and "console: -accel" in runs[0][1] and "-append console=ttyS0 panic=-1 " in runs[0][1]
+          and "stdin:" not in runs[0][1] and runs[1][0] == 124 and runs[1][1].endswith("TIMEOUT after 1 s\n")
+          and runs[1][2] < 15 and missing[0] == 127 and "cannot start qemu-system-x86_64" in missing[1]
+          and "qemu-system-x86" in missing[1],
+          f"{runs[0][0]}, {runs[1][0]} in {runs[1][2]:.1f} s, {missing[0]}: {missing[1].strip()}")
     check("hptool-qemu-image", all(qemu.image(a) == rec[f"image arch={a}"] for a in ("x86_64", "arm64")) and
           sh("HP_ARCH=arm64; hp_image_name").stdout.strip() == rec["image arch=arm64"])
     try:
