@@ -23,8 +23,7 @@ hp_say deps - "packages (scripts/deps.sh)"
 # Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1 tree
 # (src71: the cached 7.1 tree's id, empty without one; no71: why its checks are skipped)
 k71=() src71=
-if src71=$(KVER=7.1 hp_tool ksrc --kver env 2>/dev/null | sed -n "s/^HP_SRCID=//p" | tr -d "'") &&
-   [ -n "$src71" ]; then
+if src71=$(KVER=7.1 hp_tool ksrc --kver env --id 2>/dev/null) && [ -n "$src71" ]; then
 	k71=(clang-22 lld-22 llvm-22)
 else
 	src71=
@@ -93,7 +92,7 @@ for spec in 6.12:x86_64-gcc:full 6.12:arm64-clang:full 6.12:x86_64-clang:--prepa
 	name=$(KVER=$kv hp_tool result-name "$t") || exit 1
 	extra=()
 	[ "$mode" = full ] && mode= || extra=(KBUILD_MODPOST_WARN=1)
-	if ! B=$(KVER=$kv "$HP_TOP/scripts/kernel.sh" "$t" $mode); then
+	if ! B=$(KVER=$kv hp_tool kernel "$t" $mode); then
 		echo "check $name kernel: FAIL (see the build log above)" | record
 		continue
 	fi
@@ -108,7 +107,7 @@ for t in x86_64-gcc x86_64-clang arm64-gcc arm64-clang; do
 		done | record
 		continue
 	fi
-	if ! B=$(KVER=7.1 "$HP_TOP/scripts/kernel.sh" "$t" --prepare); then
+	if ! B=$(KVER=7.1 hp_tool kernel "$t" --prepare); then
 		echo "check $t-7.1 kernel: FAIL (see the build log above)" | record
 		continue
 	fi

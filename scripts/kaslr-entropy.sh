@@ -16,7 +16,7 @@ hp_target_kdir "$target" /nonexistent
 name=$(hp_tool result-name "$target") || exit 1
 R=${RESULTS:-$HP_TOP/results}/$name
 M=${RESULTS:-$HP_TOP/results}/.build/$name
-B=$("$HP_TOP/scripts/kernel.sh" "$target")
+B=$(hp_tool kernel "$target")
 image=$B/$(hp_image_name)
 hp_say module "$name" "building hardprobe.ko and the initramfs"
 "$HP_TOP/scripts/module.sh" "$target" "$B" "$M"

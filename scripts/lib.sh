@@ -127,7 +127,7 @@ hp_debian_pkgs() {
 # Debian's Module.symvers and kernel release: sets HP_DEB_KDIR, HP_DEB_IMAGE. The arm64
 # headers package cannot serve: its scripts are arm64 programs.
 hp_debian_arm64() {
-	local series=$1 pkgs v d B src
+	local series=$1 pkgs v d B
 	pkgs=$(hp_debian_pkgs "$series" arm64)
 	[ -n "$pkgs" ] || hp_die "no Debian $series arm64 kernel in the package lists (run scripts/deps.sh --arm64, as root: it enables the arm64 architecture)"
 	v=${pkgs##* linux-headers-}
@@ -143,12 +143,12 @@ hp_debian_arm64() {
 	HP_DEB_IMAGE=$d/root/boot/vmlinuz-$v
 	B=$d/build
 	if [ ! -f "$B/.hardprobe-prepared" ]; then
-		src=$(hp_tool ksrc --kver "$series") || exit 1
-		eval "$src"
+		hp_ksrc --kver "$series"
 		# the source must be the kernel's own version, or Module.symvers' CRCs will not match
 		local want have
 		want=$(dpkg-deb -f "$d"/deb/linux-image-*.deb Version)
-		have=${HP_SRCID##*:}
+		have=$(hp_tool ksrc --kver "$series" --id) || exit 1
+		have=${have##*:}
 		[ "$want" = "$have" ] || hp_die "Debian's arm64 kernel $v is $want, linux-source-$series is $have: install the matching linux-source-$series"
 		hp_say prepare debian-arm64 "linux-source-$series with Debian's config and Module.symvers in $B"
 		rm -rf "$B" && mkdir -p "$B" && cp "$d/root/boot/config-$v" "$B/.config" || exit 1
@@ -185,20 +185,10 @@ hp_ccache_seed() {
 hp_image_name() { hp_tool image "$HP_ARCH" || exit 1; }
 
 # hp_ksrc [--kver env]: the kernel source tree (KSRC, or the Debian package extracted once
-# into the cache): sets HP_KSRC and HP_SRCID; linux-source-6.12, or with "--kver env" the
-# reference kernels' version KVER (6.12, 6.1)
+# into the cache): sets HP_KSRC; linux-source-6.12, or with "--kver env" the reference
+# kernels' version KVER (6.12, 6.1, 7.1)
 hp_ksrc() {
-	local out
-	out=$(hp_tool ksrc "$@") || exit 1
-	eval "$out"
-}
-
-# hp_builddir TARGET: sets HP_BUILD, the cache directory keyed by source, merged config
-# and compiler (hptool/kconfig.py: the key's bytes), and HP_CCVER
-hp_builddir() {
-	local out
-	out=$(HP_SRCID=$HP_SRCID hp_tool builddir "$1") || exit 1
-	eval "$out"
+	HP_KSRC=$(hp_tool ksrc "$@") || exit 1
 }
 
 # hp_busybox ARCH: path of a static busybox for the guest's architecture

@@ -23,7 +23,7 @@ if [ ! -f "$R/report.json" ] || [ ! -f "$M/hardprobe.ko" ]; then
 	hp_say lkdtm "$target" "no hardprobe results yet: make run first"
 	"$HP_TOP/scripts/run.sh" "$target" >/dev/null
 fi
-B=$("$HP_TOP/scripts/kernel.sh" "$target")
+B=$(hp_tool kernel "$target")
 hp_ccache_seed "$B"
 L=$M/lkdtm
 hp_say lkdtm "$target" "building lkdtm.ko from $HP_KSRC/drivers/misc/lkdtm"

@@ -49,7 +49,7 @@ if [ -n "$prebuilt" ]; then
 	B=$prebuilt
 	hp_say kernel "$target" "prebuilt: $image, modules against $B ($HP_ARCH, $HP_COMPILER)"
 else
-	B=$("$HP_TOP/scripts/kernel.sh" "$target")
+	B=$(hp_tool kernel "$target")
 	image=$B/$(hp_image_name)
 fi
 stage kernel

@@ -14,6 +14,9 @@
   lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
   lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
   offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
+  kernel TARGET [--prepare]     the target's kernel, configured and built (--prepare: for module
+                                builds only), cached; prints its build directory (env KSRC, KVER,
+                                EXTRA_CONFIG, JOBS)
   boot ARCH KERNEL INITRD CMDLINE --log FILE [--timeout S] [--kvm yes|no] [--mte yes|no]
        [--smp N] [--print]      one guest, its console into FILE (124 and "TIMEOUT after S s"
                                 when killed); --print: the QEMU command line only
@@ -27,11 +30,9 @@
   result-name TARGET            the results directory's name: TARGET, or TARGET-<KVER> for a
                                 reference kernel of another version than 6.12 (env KVER)
   kvm-probe ARCH KERNEL INITRD  yes|no (cached per machine), n/a where KVM cannot be tried
-  ksrc [--kver V]               HP_KSRC HP_SRCID (extracts linux-source-<V> once; default 6.12,
-                                --kver env: the reference kernels' version, KVER)
+  ksrc [--kver V] [--id]        the kernel source tree's path (--id: its source id), extracted
+                                once (linux-source-<V>; default 6.12, --kver env: KVER's, KSRC)
   fragment TARGET [--stripped]  the target's merged config fragments (+ EXTRA_CONFIG)
-  builddir TARGET               HP_BUILD HP_CCVER: the cached build directory (env HP_SRCID)
-  check-config TARGET DOTCONFIG the fragment lines that did not stick (exit 1: a required one)
   tally LOG [--manifest FILE] [--write-manifest FILE]
                                 "N passed, N failed" ("N skipped" before it); exit 1 on any
                                 failure; each name of FILE that LOG lacks is a failure, added
@@ -94,7 +95,7 @@ COMMANDS = {
     "khc-join": "khc_join.main", "khc-coverage": "khc_coverage.main",
     "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
-    "renames": "renames.main", "boot": "qemu.cli_boot",
+    "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
 }
 
 
@@ -130,10 +131,9 @@ def main(argv):
     elif cmd == "kvm-probe":
         print(qemu.kvm_probe(*args))
     elif cmd == "ksrc":
-        import shlex
-        v = opt(args, "--kver")
+        v, ident = opt(args, "--kver"), "--id" in args
         path, srcid = kconfig.ksrc(say=say, version=kconfig.kver() if v == "env" else v)
-        print(f"HP_KSRC={shlex.quote(path)}\nHP_SRCID={shlex.quote(srcid)}")
+        print(srcid if ident else path)
     elif cmd == "fragment":
         strip = "--stripped" in args
         args = [a for a in args if a != "--stripped"]
@@ -142,26 +142,6 @@ def main(argv):
             sys.stdout.write(kconfig.stripped(text.decode(errors="replace")))
         else:
             sys.stdout.buffer.write(text)
-    elif cmd == "builddir":
-        import shlex
-        t = targets.resolve(args[0])
-        srcid = os.environ.get("HP_SRCID")
-        if not srcid:
-            raise Error("builddir: HP_SRCID is not set (lib.sh hp_ksrc)")
-        ccver = kconfig.compiler_version(t.cc())
-        key = kconfig.cache_key(srcid, t.arch, ccver, kconfig.merged_fragment(t.frags))
-        print(f"HP_BUILD={shlex.quote(os.path.join(CACHE, 'build', args[0] + '-' + key))}\n"
-              f"HP_CCVER={shlex.quote(ccver)}")
-    elif cmd == "check-config":
-        t = targets.resolve(args[0])
-        text = kconfig.merged_fragment(t.frags).decode(errors="replace")
-        msgs, lost, fatal = kconfig.check_config(text, args[1], args[0])
-        for m in msgs:
-            print(m, file=sys.stderr)
-        if fatal:
-            raise Error(f"{args[0]}: {fatal} required option(s) missing after olddefconfig; see above")
-        say("config", args[0], "every requested option stuck" if not lost else
-            f"{lost} requested option(s) did not stick (listed above)")
     elif cmd == "tally":
         manifest, write = opt(args, "--manifest"), opt(args, "--write-manifest")
         text = open(args[0], errors="replace").read()

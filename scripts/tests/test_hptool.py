@@ -26,7 +26,7 @@ sys.path.insert(0, SCRIPTS)
 # the host tool as make check runs it (its subcommands import hptool from SCRIPTS)
 os.environ["PYTHONPATH"] = SCRIPTS + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
 HPTOOL = [sys.executable, "-m", "hptool"]
-from hptool import Error, expect, findings, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
+from hptool import CACHE, Error, expect, findings, kbuild, kcidb, kconfig, ktap, offvariants, outcome, qemu, renames, symbols, tally, targets  # noqa: E402
 
 BASE = "b781ecb"
 TARGETS = ["x86_64-gcc", "x86_64-gcc-6.1", "x86_64-gcc-7.1", "x86_64-clang-22-7.1", "x86_64-clang", "x86_64-clang-7.1",
@@ -275,6 +275,17 @@ def test_cache_key():
     if not done:
         return skip("hptool-kernel-cache-key", "no compiler installed")
     check("hptool-kernel-cache-key", True, " ".join(done))
+    # hptool kernel builds in the directory of that key (the source as kconfig.ksrc finds it)
+    env = {k: os.environ.pop(k) for k in ("KVER", "EXTRA_CONFIG") if k in os.environ}
+    try:
+        b = kbuild.Build("x86_64-gcc")
+        tg = targets.resolve("x86_64-gcc")
+        key = kconfig.cache_key(b.srcid, tg.arch, kconfig.compiler_version(tg.cc()),
+                                kconfig.merged_fragment(tg.frags, extra=""))
+        check("hptool-kernel-dir-is-cache-key", b.dir == os.path.join(CACHE, "build", f"x86_64-gcc-{key}"),
+              b.dir)
+    finally:
+        os.environ.update(env)
 
 
 def old_ktap_of(o, known_gap, configured):
@@ -483,7 +494,7 @@ def test_kver_tree():
         got = [ksrc("c1", tree + ".tar.xz"), ksrc("c2", tree), ksrc("c2"), ksrc("c3"),
                ksrc("c4", os.path.join(d, "linux-7.1.7.tar.xz"))]
         want = [os.path.join(d, c, "src", "linux-7.1.9") for c in ("c1", "c2", "c2")]
-        ok = (all(f"HP_KSRC={w}\n" in g.stdout for g, w in zip(got, want)) and
+        ok = (all(g.stdout == f"{w}\n" for g, w in zip(got, want)) and
               os.path.isfile(os.path.join(want[1], "Makefile")) and
               got[3].returncode and "pass KSRC=" in got[3].stderr and
               got[4].returncode and "holds no kernel tree" in got[4].stderr and
