@@ -63,7 +63,7 @@ w1() {
 	shift 2
 	hp_say W=1 "$t" "module build"
 	d=$HP_TOP/results/.build/$t-w1
-	if ! "$HP_TOP/scripts/module.sh" "$t" "$B" "$d" W=1 "$@" 2>/dev/null; then
+	if ! hp_tool module "$t" "$B" "$d" W=1 "$@" 2>/dev/null; then
 		echo "check $t build-W=1: FAIL (build error: $d/module-build.log)" | record
 		return
 	fi

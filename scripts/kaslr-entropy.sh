@@ -19,7 +19,7 @@ M=${RESULTS:-$HP_TOP/results}/.build/$name
 B=$(hp_tool kernel "$target")
 image=$B/$(hp_image_name)
 hp_say module "$name" "building hardprobe.ko and the initramfs"
-"$HP_TOP/scripts/module.sh" "$target" "$B" "$M"
+hp_tool module "$target" "$B" "$M"
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
 mkdir -p "$R"
 HP_KVM=$(hp_tool kvm-probe "$HP_ARCH" "$image" "$M/initramfs.cpio.gz") || exit 1

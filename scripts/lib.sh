@@ -37,21 +37,20 @@ checked() {
 # hptool: the bench's host tool (scripts/hptool), run as "hp_tool <subcommand>"
 hp_tool() { PYTHONPATH=$HP_TOP/scripts${PYTHONPATH:+:$PYTHONPATH} python3 -m hptool "$@"; }
 
-# hp_target NAME: sets HP_ARCH, HP_COMPILER, HP_FRAGS (and HP_CC, HP_UCC, HP_MAKE) from
-# scripts/targets, <arch>-clang-<N> included (hptool/targets.py holds the rules)
+# hp_target NAME: sets HP_ARCH and HP_COMPILER from scripts/targets, <arch>-clang-<N>
+# included (hptool/targets.py holds the rules; fails when the compiler is missing)
 hp_target() {
-	local out
-	out=$(hp_tool target "$1") || exit 1
-	eval "$out"
-	HP_TARGET_NAME=${HP_TARGET_NAME:-}
+	local tc
+	tc=$(hp_tool target "$1") || exit 1
+	read -r HP_ARCH HP_COMPILER <<<"$tc"
 }
 
 # hp_target_kdir NAME KDIR: like hp_target, for a kernel the bench did not configure
 # (TARGET=debian, KDIR=/KIMAGE=): the architecture and compiler come from KDIR/.config.
 hp_target_kdir() {
-	local out
-	out=$(hp_tool target "$1" --kdir "$2") || exit 1
-	eval "$out"
+	local tc
+	tc=$(hp_tool target "$1" --kdir "$2") || exit 1
+	read -r HP_ARCH HP_COMPILER <<<"$tc"
 }
 
 # Debian's own kernels, by target name: "debian" is Debian 12's default kernel (the 6.1
@@ -161,25 +160,6 @@ hp_debian_arm64() {
 		touch "$B/.hardprobe-prepared"
 	fi
 	HP_DEB_KDIR=$B
-}
-
-# hp_make_args: the ccache environment; the kbuild variables that select arch and
-# compiler (array HP_MAKE, and HP_CC) come with hp_target
-hp_make_args() {
-	[ -n "${HP_CC:-}" ] || hp_die "unknown compiler '$HP_COMPILER'"
-	export CCACHE_DIR=${CCACHE_DIR:-$HP_CACHE/ccache}
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-6G}
-	export CCACHE_BASEDIR=$HP_CACHE
-}
-
-# hp_ccache_seed BUILD_DIR: with RANDSTRUCT the layout seed is a file of the build
-# directory that ccache does not hash on its own: without this, a compile cached for one
-# build directory (one seed) is served to another, and the kernel and its modules
-# disagree on struct layouts (seen: an oops in add_kallsyms when loading the module).
-hp_ccache_seed() {
-	if grep -q '^CONFIG_RANDSTRUCT=y' "$1/.config" 2>/dev/null; then
-		export CCACHE_EXTRAFILES=$1/scripts/basic/randstruct.seed
-	fi
 }
 
 hp_image_name() { hp_tool image "$HP_ARCH" || exit 1; }

@@ -13,7 +13,6 @@ set -euo pipefail
 
 target=${1:-x86_64-gcc}
 hp_target "$target"
-hp_make_args
 hp_ksrc
 T=$HP_KSRC/tools/testing/selftests/lkdtm/tests.txt
 [ -f "$T" ] || hp_die "no $T: LKDTM's expectations come from the kernel source"
@@ -24,7 +23,6 @@ if [ ! -f "$R/report.json" ] || [ ! -f "$M/hardprobe.ko" ]; then
 	"$HP_TOP/scripts/run.sh" "$target" >/dev/null
 fi
 B=$(hp_tool kernel "$target")
-hp_ccache_seed "$B"
 L=$M/lkdtm
 hp_say lkdtm "$target" "building lkdtm.ko from $HP_KSRC/drivers/misc/lkdtm"
 rm -rf "$L" && mkdir -p "$L/src" "$L/guest"
@@ -33,7 +31,7 @@ cp "$HP_KSRC"/drivers/misc/lkdtm/* "$L/src/"
 # out of tree that one call becomes a no-op
 sed -i 's/native_write_cr4/hp_lkdtm_no_write_cr4/g' "$L/src/bugs.c"
 echo 'static void __attribute__((unused)) hp_lkdtm_no_write_cr4(unsigned long v) { }' >"$L/src/hp_compat.h"
-make -C "$B" M="$L/src" "${HP_MAKE[@]}" CONFIG_LKDTM=m KCFLAGS="-include $L/src/hp_compat.h" \
+hp_tool kmake "$target" "$B" M="$L/src" CONFIG_LKDTM=m KCFLAGS="-include $L/src/hp_compat.h" \
 	modules >"$L/build.log" 2>&1 || {
 	tail -n 20 "$L/build.log" >&2
 	hp_die "$target: lkdtm.ko build failed (log: $L/build.log)"

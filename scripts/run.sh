@@ -56,7 +56,7 @@ stage kernel
 # module, KUnit module and initramfs are per checkout: two checkouts share one kernel
 M=${RESULTS:-$HP_TOP/results}/.build/$name
 hp_say module "$name" "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test"
-"$HP_TOP/scripts/module.sh" "$target" "$B" "$M"
+hp_tool module "$target" "$B" "$M"
 stage module
 "$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
 stage initramfs

@@ -17,13 +17,17 @@
   kernel TARGET [--prepare]     the target's kernel, configured and built (--prepare: for module
                                 builds only), cached; prints its build directory (env KSRC, KVER,
                                 EXTRA_CONFIG, JOBS)
+  module TARGET KBUILD_DIR OUTDIR [make args...]   hardprobe.ko, hardprobe_kunit.ko and the
+                                static selftest programs against a kernel build (W=1, ...)
   boot ARCH KERNEL INITRD CMDLINE --log FILE [--timeout S] [--kvm yes|no] [--mte yes|no]
        [--smp N] [--print]      one guest, its console into FILE (124 and "TIMEOUT after S s"
                                 when killed); --print: the QEMU command line only
   renames [--write]             module/lib/renames.h (HP_CONFIG_*, HP_SYM_*) from scripts/kconfig-renames
 
-  target NAME [--kdir DIR]      shell assignments HP_ARCH HP_COMPILER HP_FRAGS HP_CC HP_MAKE
-                                (KDIR: a kernel the bench did not configure, from its .config)
+  target NAME [--kdir DIR]      "ARCH COMPILER" of a target, its tools checked (--kdir: a kernel
+                                the bench did not configure, from its .config)
+  kmake TARGET KDIR [make args...]   the kernel's make in KDIR with the target's arch and
+                                compiler and the build cache's ccache (an external module)
   matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
   arch-compiler NAME            "ARCH COMPILER" of a target, tools not checked (empty: unknown)
   image ARCH                    the boot image's path in a build directory
@@ -96,6 +100,7 @@ COMMANDS = {
     "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
+    "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake",
 }
 
 
@@ -111,7 +116,8 @@ def main(argv):
     if cmd == "target":
         kdir = opt(args, "--kdir")
         t = targets.from_config(args[0], kdir) if kdir else targets.resolve(args[0])
-        sys.stdout.write(t.shell())
+        t.make_args()       # an unknown compiler fails here
+        print(t.arch, t.compiler)
     elif cmd == "matrix-targets":
         names = args or os.environ.get("TARGETS", "").split()
         ts = targets.matrix_targets(names, os.environ.get("COMPILERS", ""))

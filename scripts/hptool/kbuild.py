@@ -14,11 +14,12 @@ import fcntl
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 
-from . import CACHE, Error, say
+from . import CACHE, TOP, Error, say
 from . import kconfig, qemu, targets
 
 # a make's progress line every PROGRESS seconds, counting the objects its log names
@@ -173,3 +174,90 @@ def cli(args):
     a = ap.parse_args(args)
     print(Build(a.target).build(a.prepare))
     return 0
+
+
+def module(name, kdir, out, make_args=()):
+    """hardprobe.ko, hardprobe_kunit.ko and the selftest programs for target @name against
+    the kernel build @kdir, in a private copy of the sources under @out; the static kselftest
+    programs (hardprobe_test, hardprobe_fuzz, hardprobe_trust) by the kernel's own lib.mk
+    against the kselftest.h of the kernel source (6.12's, or KSRC)."""
+    t = targets.from_config(name, kdir)
+    env = make_env(kdir)
+    os.makedirs(out, exist_ok=True)
+    src = os.path.join(out, "src")
+    subprocess.run(["rsync", "-a", "--delete", "--exclude", ".git", "--exclude", "results",
+                    "--exclude", "*.o", "--exclude", "*.ko", "--include", "Kbuild",
+                    "--include", "module/***", "--include", "kunit/***", "--exclude", "*",
+                    TOP + "/", src + "/"], check=True)
+    log = os.path.join(out, "module-build.log")
+    with open(log, "wb") as f:
+        rc = subprocess.run(["make", "-C", kdir, f"M={src}", *t.make_args(), *make_args, "modules"],
+                            stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env).returncode
+    if rc:
+        sys.stderr.write(open(log, errors="replace").read())
+        raise Error(f"{name}: module build failed")
+    shutil.copy(os.path.join(src, "hardprobe.ko"), out)
+    kunit = os.path.join(out, "hardprobe_kunit.ko")
+    if os.path.exists(kunit):
+        os.remove(kunit)
+    if os.path.exists(os.path.join(src, "hardprobe_kunit.ko")):
+        shutil.copy(os.path.join(src, "hardprobe_kunit.ko"), out)
+
+    # the kselftest programs, static, for the target's architecture: built by the kernel's own
+    # lib.mk (selftests/hardprobe/Makefile) in a copy laid out as in a kernel tree,
+    # <dir>/hardprobe beside the kernel source's kselftest.h (their "../kselftest.h") and lib.mk
+    ks = os.path.join(kconfig.ksrc(say=say)[0], "tools", "testing", "selftests")
+    if not os.path.isfile(os.path.join(ks, "kselftest.h")):
+        raise Error(f"no {ks}/kselftest.h in the kernel source")
+    ucc = t.user_cc()       # the user-space compiler of the arch's record
+    if shutil.which(ucc) is None:
+        raise Error(f"{ucc} not found: run scripts/deps.sh")
+    progs = ("hardprobe_test", "hardprobe_fuzz", "hardprobe_trust")
+    kst = os.path.join(out, "kselftest")
+    os.makedirs(kst, exist_ok=True)
+    subprocess.run(["rsync", "-a", "--delete"] + [x for p in progs for x in ("--exclude", p)] +
+                   [os.path.join(TOP, "selftests", "hardprobe") + "/", os.path.join(kst, "hardprobe") + "/"],
+                   check=True)
+    for f in ("lib.mk", "kselftest.h", "kselftest_harness.h"):
+        link = os.path.join(kst, f)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(os.path.join(ks, f), link)
+    for p in progs:
+        if os.path.exists(os.path.join(out, p)):
+            os.remove(os.path.join(out, p))
+    log = os.path.join(out, "selftest-build.log")
+    # (MAKEFLAGS: none of the calling make's variables, such as TARGET=, reach lib.mk)
+    env = dict(os.environ, MAKEFLAGS="")
+    with open(log, "wb") as f:
+        rc = subprocess.run(["make", "-C", os.path.join(kst, "hardprobe"), f"OUTPUT={out}",
+                             f"CROSS_COMPILE={ucc[:-len('gcc')]}", "USERCFLAGS=-Werror",
+                             "USERLDFLAGS=-static"], stdout=f, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env=env).returncode
+    if rc:
+        sys.stderr.write(open(log, errors="replace").read())
+        raise Error(f"{name}: kselftest build failed")
+
+
+def cli_module(args):
+    """hptool module TARGET KBUILD_DIR OUTDIR [make args...]: the modules and the selftest
+    programs of a target against its kernel build, in OUTDIR (prints nothing on success)."""
+    ap = argparse.ArgumentParser(prog="hptool module", description=cli_module.__doc__)
+    ap.add_argument("target")
+    ap.add_argument("kdir")
+    ap.add_argument("out")
+    ap.add_argument("make_args", nargs=argparse.REMAINDER, help="extra make arguments (W=1, ...)")
+    a = ap.parse_args(args)
+    module(a.target, a.kdir, os.path.abspath(a.out), a.make_args)
+    return 0
+
+
+def cli_kmake(args):
+    """hptool kmake TARGET KDIR [make args...]: make -C KDIR with the target's arch and
+    compiler variables and the build cache's ccache (make's status; its output as it comes)."""
+    if len(args) < 2 or args[0].startswith("-"):
+        print("usage: hptool kmake TARGET KDIR [make args...]", file=sys.stderr)
+        return 2
+    t = targets.from_config(args[0], args[1])
+    return subprocess.run(["make", "-C", args[1], *t.make_args(), *args[2:]], stdin=subprocess.DEVNULL,
+                          env=make_env(args[1])).returncode

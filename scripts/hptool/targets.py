@@ -9,7 +9,6 @@ clang-<N> (Debian packages clang-N lld-N llvm-N). A kernel the bench did not con
 import dataclasses
 import os
 import re
-import shlex
 import shutil
 
 from . import TOP, Error
@@ -59,18 +58,6 @@ class Target:
         else:
             raise Error(f"unknown compiler '{self.compiler}'")
         return args
-
-    def shell(self, ccache=None):
-        """shell assignments for lib.sh (HP_ARCH, HP_COMPILER, HP_FRAGS, HP_CC, HP_UCC, HP_MAKE)."""
-        q = shlex.quote
-        lines = [f"HP_ARCH={q(self.arch)}", f"HP_COMPILER={q(self.compiler)}",
-                 f"HP_FRAGS={q(' '.join(self.frags))}"]
-        try:
-            lines += [f"HP_CC={q(self.cc())}", f"HP_UCC={q(self.user_cc())}",
-                      "HP_MAKE=(" + " ".join(q(a) for a in self.make_args(ccache)) + ")"]
-        except Error:
-            pass        # an unknown compiler fails where make arguments are asked for
-        return "\n".join(lines) + "\n"
 
 
 def table(top=TOP):
