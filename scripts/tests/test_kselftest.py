@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the kselftest programs' shared code (selftests/hardprobe/).
 
-The programs build against the kernel source's kselftest.h the way scripts/module.sh builds
+The programs build against the kernel source's kselftest.h the way hptool module (scripts/hptool/kbuild.py) builds
 them (a copy beside it, "../kselftest.h"), -Wall -Werror. Prints one "check host <name>:
 ok|FAIL" line per test; exit 1 on any FAIL.
 
@@ -234,7 +234,7 @@ def main():
 
 def libmk_test(src, tmp):
     """The collection's Makefile, built and installed by the kernel's lib.mk as
-    scripts/module.sh builds it (a copy beside lib.mk and kselftest.h, OUTPUT= elsewhere):
+    hptool module builds it (a copy beside lib.mk and kselftest.h, OUTPUT= elsewhere):
     the three programs, hardprobe_test linked from both of its files, and an install of
     the programs, config and settings only."""
     ks = os.path.join(src, "tools", "testing", "selftests")
