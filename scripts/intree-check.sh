@@ -122,7 +122,7 @@ else
 exec /bin/busybox timeout "$@"
 ' >"$X/root/usr/bin/timeout"
 	chmod +x "$X/root/usr/bin/timeout"
-	"$HP_TOP/scripts/initramfs.sh" x86_64 "$ko" "$ko/hardprobe_test" "$X/initramfs.cpio.gz" "$X/root"
+	hp_tool initramfs x86_64 "$ko" "$ko/hardprobe_test" "$X/initramfs.cpio.gz" --extra "$X/root"
 	hp_say intree x86_64-gcc "the kselftest tarball's run_kselftest.sh in a guest"
 	hp_tool boot x86_64 "$B/arch/x86/boot/bzImage" "$X/initramfs.cpio.gz" \
 		"panic=-1 tsc=unstable hardprobe.target=x86_64-gcc hardprobe.mode=kselftest" \

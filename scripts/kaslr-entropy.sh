@@ -20,7 +20,7 @@ B=$(hp_tool kernel "$target")
 image=$B/$(hp_image_name)
 hp_say module "$name" "building hardprobe.ko and the initramfs"
 hp_tool module "$target" "$B" "$M"
-"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
+hp_tool initramfs "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
 mkdir -p "$R"
 HP_KVM=$(hp_tool kvm-probe "$HP_ARCH" "$image" "$M/initramfs.cpio.gz") || exit 1
 [ "$HP_KVM" != n/a ] || HP_KVM=no

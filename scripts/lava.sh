@@ -36,7 +36,7 @@ if [ "$HP_ARCH" = arm64 ] && grep -q '^CONFIG_KASAN_HW_TAGS=y' "$B/.config"; the
 fi
 hp_say lava "$name" "job inputs: kernel, ramdisk (busybox, module, runner, lava/init), device, job"
 cp "$HP_TOP/lava/init" "$HP_TOP/lava/hardprobe-lava.sh" "$L/ramdisk/"
-"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/ramdisk.cpio.gz" "$L/ramdisk" ||
+hp_tool initramfs "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/ramdisk.cpio.gz" --extra "$L/ramdisk" ||
 	hp_die "the ramdisk could not be built"
 cp "$image" "$L/kernel"
 hp_tool lava-device "$HP_ARCH" --smp "${SMP:-2}" ${machine:+--machine "$machine"} \

@@ -170,35 +170,3 @@ hp_image_name() { hp_tool image "$HP_ARCH" || exit 1; }
 hp_ksrc() {
 	HP_KSRC=$(hp_tool ksrc "$@") || exit 1
 }
-
-# hp_busybox ARCH: path of a static busybox for the guest's architecture
-hp_busybox() {
-	local deb dir=$HP_CACHE/busybox-$1
-	if [ "$1" = x86_64 ]; then
-		[ -x /bin/busybox ] && file_is_static /bin/busybox ||
-			hp_die "no static busybox: install busybox-static (scripts/deps.sh)"
-		echo /bin/busybox
-		return
-	fi
-	if [ ! -x "$dir/bin/busybox" ]; then
-		mkdir -p "$dir/deb"
-		deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb 2>/dev/null | sed -n 1p)
-		if [ -z "$deb" ]; then
-			hp_say fetch - "busybox-static:arm64 (Debian package, unpacked into the cache)"
-			(cd "$dir/deb" && apt-get download busybox-static:arm64 >/dev/null 2>&1) ||
-				hp_die "cannot download busybox-static:arm64: run scripts/deps.sh (it enables the arm64 package architecture)"
-			deb=$(ls "$dir"/deb/busybox-static_*_arm64.deb | sed -n 1p)
-		fi
-		dpkg-deb -x "$deb" "$dir/root" || hp_die "cannot unpack $deb"
-		mkdir -p "$dir/bin" && cp "$dir/root/bin/busybox" "$dir/bin/busybox"
-	fi
-	echo "$dir/bin/busybox"
-}
-
-# (readelf's answer captured first: "readelf | grep -q" under pipefail fails on SIGPIPE,
-# and the "!" would then call a dynamic binary static)
-file_is_static() {
-	local ph
-	ph=$(LC_ALL=C readelf -l "$1" 2>/dev/null) || return 1
-	! grep -q 'Requesting program interpreter' <<<"$ph"
-}

@@ -39,7 +39,7 @@ hp_tool kmake "$target" "$B" M="$L/src" CONFIG_LKDTM=m KCFLAGS="-include $L/src/
 cp "$L/src/lkdtm.ko" "$L/guest/"
 hp_tool lkdtm-guest-list "$HP_TOP/scripts/lkdtm/map" "$T" \
 	"$HP_TOP/scripts/lkdtm/unlisted" >"$L/guest/lkdtm-tests"
-"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" "$L/guest"
+hp_tool initramfs "$HP_ARCH" "$M" "$M/hardprobe_test" "$L/initramfs.cpio.gz" --extra "$L/guest"
 hp_say boot "$target" "LKDTM tests in one guest (TCG), timeout ${BOOT_TIMEOUT:-600} s"
 hp_tool boot "$HP_ARCH" "$B/$(hp_image_name)" "$L/initramfs.cpio.gz" \
 	"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target=$target hardprobe.mode=lkdtm" \

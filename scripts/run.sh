@@ -58,7 +58,7 @@ M=${RESULTS:-$HP_TOP/results}/.build/$name
 hp_say module "$name" "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test"
 hp_tool module "$target" "$B" "$M"
 stage module
-"$HP_TOP/scripts/initramfs.sh" "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
+hp_tool initramfs "$HP_ARCH" "$M" "$M/hardprobe_test" "$M/initramfs.cpio.gz"
 stage initramfs
 
 # KVM only if a quick probe boot proves it works (cached per machine; n/a: not tried)

@@ -19,6 +19,8 @@
                                 EXTRA_CONFIG, JOBS)
   module TARGET KBUILD_DIR OUTDIR [make args...]   hardprobe.ko, hardprobe_kunit.ko and the
                                 static selftest programs against a kernel build (W=1, ...)
+  initramfs ARCH MODDIR RUNNER OUT [--extra DIR]   the guest's initramfs (busybox, /init,
+                                the modules, the selftest programs; --extra: more files for /)
   boot ARCH KERNEL INITRD CMDLINE --log FILE [--timeout S] [--kvm yes|no] [--mte yes|no]
        [--smp N] [--print]      one guest, its console into FILE (124 and "TIMEOUT after S s"
                                 when killed); --print: the QEMU command line only
@@ -100,7 +102,7 @@ COMMANDS = {
     "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
-    "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake",
+    "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
 }
 
 

@@ -250,6 +250,38 @@ def test_qemu(rec):
     check("hptool-qemu-unknown-arch", "no QEMU record for arch 'riscv'" in err, err)
 
 
+def test_initramfs():
+    """hptool initramfs: the guest's / as a newc cpio owned by root, in find's byte order:
+    busybox, /init, the modules, the three programs (executable), and --extra's files over them"""
+    with tempfile.TemporaryDirectory(prefix="hp-initramfs-") as d:
+        mod, extra = os.path.join(d, "mod"), os.path.join(d, "extra")
+        os.makedirs(mod)
+        os.makedirs(os.path.join(extra, "etc"))
+        for n in ("hardprobe.ko", "hardprobe_test", "hardprobe_fuzz", "hardprobe_trust"):
+            with open(os.path.join(mod, n), "w") as f:
+                f.write(n)
+        with open(os.path.join(extra, "init"), "w") as f:
+            f.write("#!/bin/sh\n# another init\n")
+        with open(os.path.join(extra, "etc", "x"), "w") as f:
+            f.write("x")
+        out = os.path.join(d, "i.cpio.gz")
+        r = hptool("initramfs", "x86_64", mod, os.path.join(mod, "hardprobe_test"), out, "--extra", extra)
+        if r.returncode:
+            return check("hptool-initramfs", False, r.stderr.strip()[-200:])
+        cpio = subprocess.run(["sh", "-c", f"zcat {out} | cpio -tv --quiet"], capture_output=True, text=True)
+        rows = [ln.split() for ln in cpio.stdout.splitlines()]
+        got = [(r[0], r[2], r[8]) for r in rows]
+        init = subprocess.run(["sh", "-c", f"zcat {out} | cpio -i --quiet --to-stdout init"],
+                              capture_output=True, text=True).stdout
+    want = [("drwxr-xr-x", "root", "."), ("drwxr-xr-x", "root", "bin"), ("-rwxr-xr-x", "root", "bin/busybox"),
+            ("drwxr-xr-x", "root", "etc"), ("-rw-r--r--", "root", "etc/x"),
+            ("-rw-r--r--", "root", "hardprobe.ko"), ("-rwxr-xr-x", "root", "hardprobe_fuzz"),
+            ("-rwxr-xr-x", "root", "hardprobe_test"), ("-rwxr-xr-x", "root", "hardprobe_trust"),
+            ("-rwxr-xr-x", "root", "init")]
+    check("hptool-initramfs", got == want and "another init" in init, repr(got) if got != want else
+          f"{len(got)} entries, --extra's /init over guest-init")
+
+
 def test_cache_key():
     """the cache key from the same bytes as lib.sh's hp_builddir of b781ecb (else every
     cached kernel is rebuilt)."""
@@ -951,6 +983,7 @@ def main():
     test_targets(rec)
     test_matrix_targets()
     test_qemu(rec)
+    test_initramfs()
     test_cache_key()
     test_outcome()
     test_expect()
