@@ -77,6 +77,8 @@ def findings(lines, intended=(), own=None):
         msg = re.sub(r"^\[\s*[0-9.]+\]\s*", "", line.rstrip())
         if not msg:
             continue
+        # a "WARNING: " line: a WARN()'s first line (header), or lockdep's kind (a finding)
+        header = msg.startswith("WARNING: ") and warn_pid(msg) is not None
         if msg.startswith(("hardprobe: ", "hardprobe-selftest: ")):
             m = FLIGHT.match(msg)
             if m and m.group(1) == "begin":
@@ -87,9 +89,9 @@ def findings(lines, intended=(), own=None):
             # in SLUB's report, so is the warning inside it (object_err() warns from
             # 6.12 on), up to its end trace or SLUB's "FIX <cache>:" line
             slub = msg.startswith("BUG ") and not msg.startswith("BUG: ")
-        elif BAD.search(msg) or (msg.startswith("WARNING: ") and warn_pid(msg) is None):
+        elif BAD.search(msg) or (msg.startswith("WARNING: ") and not header):
             found.append(msg)
-        elif warn_pid(msg) is not None:
+        elif header:
             # not hardprobe's: the kernel's race of an open with rmmod, which the reloads
             # provoke on purpose (try_stop_module() drops the last reference before it marks
             # the module GOING; open_proxy_open() warns in that gap)

@@ -46,10 +46,10 @@ def make_env(build):
     return env
 
 
-def check_config(name, frags, dotconfig):
-    """the fragment lines that did not stick, on stderr; Error when a required one is lost."""
-    text = kconfig.merged_fragment(frags).decode(errors="replace")
-    msgs, lost, fatal = kconfig.check_config(text, dotconfig, name)
+def check_config(name, fragment, dotconfig):
+    """the lines of @fragment (the merged fragments' bytes) that did not stick, on stderr;
+    Error when a required one is lost."""
+    msgs, lost, fatal = kconfig.check_config(fragment.decode(errors="replace"), dotconfig, name)
     for m in msgs:
         print(m, file=sys.stderr)
     if fatal:
@@ -62,10 +62,12 @@ class Build:
     def __init__(self, name):
         self.name = name
         self.t = targets.resolve(name)
-        self.t.make_args()          # an unknown compiler fails here, before anything runs
+        self.args = self.t.make_args()      # an unknown compiler fails here, before anything runs
         self.ksrc, self.srcid = kconfig.ksrc(say=say, version=kconfig.kver())
         self.ccver = kconfig.compiler_version(self.t.cc())
-        key = kconfig.cache_key(self.srcid, self.t.arch, self.ccver, kconfig.merged_fragment(self.t.frags))
+        # the merged fragments (+ EXTRA_CONFIG, spelled for the version): the key's bytes
+        self.fragment = kconfig.merged_fragment(self.t.frags)
+        key = kconfig.cache_key(self.srcid, self.t.arch, self.ccver, self.fragment)
         self.dir = os.path.join(CACHE, "build", f"{name}-{key}")
         self.log = os.path.join(self.dir, "hardprobe-build.log")
         self.jobs = os.environ.get("JOBS") or str(len(os.sched_getaffinity(0)))
@@ -74,7 +76,7 @@ class Build:
         return os.path.join(self.dir, *p)
 
     def make(self, *args):
-        return ["make", "-C", self.ksrc, f"O={self.dir}", *self.t.make_args(), *args]
+        return ["make", "-C", self.ksrc, f"O={self.dir}", *self.args, *args]
 
     def run(self, argv, what, cwd=None):
         """@argv with its output appended to the build log; Error naming the log on failure."""
@@ -123,13 +125,13 @@ class Build:
             f"in {self.dir}")
         self.run(self.make("tinyconfig"), "make tinyconfig")
         with open(self.path("hardprobe-merge.config"), "w") as f:
-            f.write(kconfig.stripped(kconfig.merged_fragment(self.t.frags).decode(errors="replace")))
+            f.write(kconfig.stripped(self.fragment.decode(errors="replace")))
         self.run([os.path.join(self.ksrc, "scripts", "kconfig", "merge_config.sh"), "-m", "-O", self.dir,
                   self.path(".config"), self.path("hardprobe-merge.config")], "merge_config.sh", cwd=self.dir)
         self.run(self.make("olddefconfig"), "make olddefconfig")
-        check_config(self.name, self.t.frags, self.path(".config"))
+        check_config(self.name, self.fragment, self.path(".config"))
         with open(self.path("hardprobe-fragment.config"), "wb") as f:
-            f.write(kconfig.merged_fragment(self.t.frags))
+            f.write(self.fragment)
         open(self.path(".hardprobe-configured"), "w").close()
 
     def build(self, prepare):
