@@ -38,6 +38,12 @@ struct hp_result {
 	enum hp_outcome outcome;
 	bool known_gap;		/* a documented hole, reported but not failed */
 	/*
+	 * inconclusive by chance: a random draw of this boot (its odds in the
+	 * evidence) hid what the probe looks for; another boot can decide.
+	 * JSON "chance": true; a host comparing runs skips it, never passes it
+	 */
+	bool chance;
+	/*
 	 * protected by a catch that only detects: a report after which the
 	 * bug went on (kCFI permissive, UBSAN or a WARN in warn mode, KFENCE);
 	 * JSON "stopped": false, the evidence says "detected, not stopped"

@@ -242,6 +242,7 @@ static void hp_pac_ret_scs_entry(struct hp_result *r)
 		hp_set(r, HP_INCONCLUSIVE,
 		       "the label's unsigned address 0x%lx is a valid signature for two frames in a row (modifiers differ, chance 1 in 2^30): nothing to test",
 		       (unsigned long)rq.target);
+		r->chance = true;
 	} else if (rq.status != HP_BWD_WRITTEN) {
 		hp_set(r, HP_ERROR, "status %d (entry 0x%lx held 0x%lx, call site %pS)",
 		       rq.status, rq.slot, rq.old, rq.expected);

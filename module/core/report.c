@@ -319,6 +319,8 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 			hp_json_kv(s, "outcome", hp_outcome_name(pr->res.outcome), true);
 			seq_buf_printf(s, "\"known_gap\":%s,",
 				       pr->res.known_gap ? "true" : "false");
+			seq_buf_printf(s, "\"chance\":%s,",
+				       pr->res.chance ? "true" : "false");
 			/* a protected probe's catch stopped the bug, or only reported it */
 			if (pr->res.outcome == HP_PROTECTED)
 				seq_buf_printf(s, "\"stopped\":%s,",

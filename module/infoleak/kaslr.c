@@ -137,16 +137,18 @@ static void hp_kaslr_text(struct hp_result *r)
 		return;
 	}
 	drawn = hp_kaslr_drawn();
-	if (drawn == 1)
+	if (drawn == 1) {
 		hp_set(r, HP_INCONCLUSIVE,
-		       "the kernel's text starts at its link address %#lx (offset 0), yet the decompressor randomized this boot (KASLR_FLAG in boot_params): it drew the first 2 MiB slot, which one boot cannot tell from no draw",
+		       "the kernel's text starts at its link address %#lx (offset 0), yet the decompressor randomized this boot (KASLR_FLAG in boot_params): it drew the first 2 MiB slot (about 1 boot in 490), which one boot cannot tell from no draw",
 		       text);
-	else
-		hp_set(r, HP_VULNERABLE,
-		       "the kernel's text starts at its link address %#lx (offset 0)%s", text,
-		       IS_ENABLED(CONFIG_X86_64) ?
-		       (drawn ? "; boot_params unreadable" :
-			"; boot_params: not randomized at this boot (no KASLR_FLAG)") : "");
+		r->chance = true;
+		return;
+	}
+	hp_set(r, HP_VULNERABLE,
+	       "the kernel's text starts at its link address %#lx (offset 0)%s", text,
+	       IS_ENABLED(CONFIG_X86_64) ?
+	       (drawn ? "; boot_params unreadable" :
+		"; boot_params: not randomized at this boot (no KASLR_FLAG)") : "");
 }
 
 #ifdef CONFIG_X86_64

@@ -212,10 +212,12 @@ def main(argv):
         lines, bad, extra = lava.compare(args[0], args[1], server=server)
         print("\n".join("    " + ln for ln in lines))
         n = sum(1 for ln in lines if not ln.startswith("n/a"))
+        drawn = sum(1 for ln in lines if ln.startswith("n/a") and ln.endswith("by chance in make run's boot"))
         print(f"check lava-results: {'FAIL' if bad else 'ok'} ({n - bad} of {n} LAVA results equal "
               f"report.json's outcome{f', {bad} differ' if bad else ''}; "
-              f"{len(lines) - n} not in LAVA: a panicking probe's feature; {len(extra)} more "
-              "LAVA results: the insmod step and the runner's own checks)")
+              f"{len(lines) - n - drawn} not in LAVA: a panicking probe's feature; "
+              + (f"{drawn} not compared: inconclusive by chance in make run's boot; " if drawn else "")
+              + f"{len(extra)} more LAVA results: the insmod step and the runner's own checks)")
         return 1 if bad else 0
     elif cmd == "ci-names":
         # the result names a CI system files two runs under are the same

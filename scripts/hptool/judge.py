@@ -233,7 +233,12 @@ def main(rdir, table_path, column=None):
         # the evidence of the probe that gave the feature its outcome
         ev = next((p.get("evidence") for p in probes if p.get("outcome") == got),
                   probes[0].get("evidence") if probes else "")
-        check(f"outcome-{feat}", got == want, f"want {want}, got {got}: {ev}")
+        if got != want and outcome.by_chance(got, probes):
+            # a random draw of this boot hid the protection: this boot cannot judge it
+            print(f"check {target} outcome-{feat}: SKIP (want {want}, got {got} by chance, "
+                  f"which another boot decides: {ev})")
+        else:
+            check(f"outcome-{feat}", got == want, f"want {want}, got {got}: {ev}")
         # a verdict must come with evidence from a probe, never from the config alone
         check(f"evidence-{feat}", bool(probes) and all(p.get("evidence") for p in probes))
     return 0 if all(results) else 1

@@ -118,7 +118,8 @@ def submission(report_path):
         fo = outcome.feature_outcome(rules, probes) if probes else f.get("outcome")
         fk = outcome.ktap_of(rules, fo, False, f.get("configured_bool"))
         test(f"{ORIGIN}.{part(fid)}", KTAP_STATUS[fk],
-             {"outcome": fo, "ktap": fk, "configured": f.get("configured", ""),
+             {"outcome": fo, "ktap": fk, "chance": outcome.by_chance(fo, probes),
+              "configured": f.get("configured", ""),
               "built": f.get("built", ""), "active": f.get("active", ""),
               "why": f.get("why", ""), "title": f.get("title", "")})
         for p in probes:
@@ -127,6 +128,7 @@ def submission(report_path):
             test(probe_path(fid, p.get("probe", "")), KTAP_STATUS[k],
                  {"outcome": p.get("outcome"), "ktap": k, "kind": p.get("kind"),
                   "known_gap": bool(p.get("known_gap")),
+                  "chance": outcome.by_chance(p.get("outcome"), [p]),
                   "stopped": p.get("stopped", True), "evidence": p.get("evidence", ""),
                   "ns": p.get("ns", 0)})
     return {"version": dict(VERSION), "checkouts": [checkout], "builds": [kbuild],

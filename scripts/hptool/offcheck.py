@@ -12,10 +12,14 @@ written *feature is a CPU bug the variant forces on a CPU the kernel calls not a
 
 usage: hptool offcheck NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
   BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
-Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature."""
+Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature. A feature
+inconclusive by chance on either run (report.json "chance": a random draw of that
+boot hid the protection) is not compared: SKIP, never ok."""
 import argparse
 import json
 import os
+
+from . import outcome
 
 
 def load(d):
@@ -33,6 +37,11 @@ def brief(f):
         if p.get("outcome") == f.get("outcome"):
             return "%s: %s" % (p["probe"], p.get("evidence", "")[:150])
     return ""
+
+
+def chance(f):
+    """the feature is inconclusive by chance on this run (another boot decides)"""
+    return outcome.by_chance(f.get("outcome"), f.get("probes"))
 
 
 def main(argv):
@@ -66,6 +75,9 @@ def main(argv):
         if v is None or b is None:
             print("check off-%s %s: FAIL (not in both reports)" % (name, feat))
             fails += 1
+        elif chance(b) or chance(v):
+            print("check off-%s %s: SKIP (%s run inconclusive by chance: %s)" %
+                  (name, feat, "base" if chance(b) else "variant", brief(b if chance(b) else v)))
         elif b["outcome"] != was:
             print("check off-%s %s: FAIL (base run says %s, not %s: nothing to turn %s)"
                   % (name, feat, b["outcome"], was, what.split()[1]))
@@ -76,7 +88,7 @@ def main(argv):
             fails += 1
         else:
             print("check off-%s %s: ok %s -> %s (%s)" % (name, feat, was, now, brief(v)))
-    same = changed = 0
+    same = changed = drawn = 0
     for feat, b in sorted(base.items()):
         if feat in want:
             continue
@@ -84,6 +96,10 @@ def main(argv):
         if v is None:
             print("check off-%s %s: FAIL (missing from the variant's report)" % (name, feat))
             fails += 1
+        elif v["outcome"] != b["outcome"] and (chance(b) or chance(v)):
+            print("check off-%s %s: SKIP (%s -> %s, inconclusive by chance: %s)" %
+                  (name, feat, b["outcome"], v["outcome"], brief(b if chance(b) else v)))
+            drawn += 1
         elif v["outcome"] != b["outcome"]:
             print("check off-%s %s: FAIL (unrelated feature changed: %s -> %s: %s)" %
                   (name, feat, b["outcome"], v["outcome"], brief(v)))
@@ -91,6 +107,7 @@ def main(argv):
             changed += 1
         else:
             same += 1
-    print("check off-%s others-unchanged: %s (%d features as on the base run, %d changed)" %
-          (name, "ok" if not changed else "FAIL", same, changed))
+    print("check off-%s others-unchanged: %s (%d features as on the base run, %d changed%s)" %
+          (name, "ok" if not changed else "FAIL", same, changed,
+           ", %d not compared: inconclusive by chance" % drawn if drawn else ""))
     return 1 if fails else 0

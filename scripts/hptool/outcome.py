@@ -72,3 +72,12 @@ def feature_outcome(rules, probes):
 def known_gaps(probes):
     """the probes that got through a documented hole (left out of the outcome)."""
     return [p for p in probes or [] if not counts(p)]
+
+
+def by_chance(outcome, probes):
+    """an inconclusive outcome a random draw of its boot explains: every inconclusive
+    probe among @probes says "chance": true (KASLR's first slot, a PAC that happened
+    to be valid). Another boot decides it: a host comparing runs or judging an
+    expectation skips it, never passes it."""
+    inc = [p for p in probes or [] if p.get("outcome") == "inconclusive"]
+    return outcome == "inconclusive" and bool(inc) and all(p.get("chance") is True for p in inc)

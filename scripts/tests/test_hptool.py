@@ -857,6 +857,32 @@ def test_offcheck():
           " / ".join(x.replace("check ", "") for x in (out + out2 + out3).splitlines() if "FAIL" in x or "ok" in x)
           if not (good and bad and wrong) else "3 runs: off, on, both wrong")
 
+    # an unrelated feature inconclusive by chance on one run (a random draw of that boot,
+    # report.json "chance") is not compared: SKIP, never ok; without "chance" it changed
+    def drawn(d, chance, extra=None):
+        os.makedirs(d)
+        feats = [{"feature": "a", "outcome": "vulnerable", "probes": []},
+                 {"feature": "k", "outcome": "inconclusive", "probes": [
+                     {"probe": "k.t", "outcome": "inconclusive", "chance": chance, "evidence": "slot 0"},
+                     {"probe": "k.r", "outcome": "protected", "evidence": "moved"}]}]
+        with open(os.path.join(d, "report.json"), "w") as f:
+            json.dump({"features": feats + (extra or [])}, f)
+    with tempfile.TemporaryDirectory() as d:
+        b, c, n, o = (os.path.join(d, x) for x in ("b", "c", "n", "o"))
+        rep(b, {"a": "protected", "k": "protected"})
+        rep(o, {"a": "vulnerable", "k": "vulnerable"})
+        drawn(c, True)
+        drawn(n, False)
+        rc4, out4 = run(b, c, "a")
+        rc5, out5 = run(b, n, "a")
+        rc6, out6 = run(c, o, "k")
+    ok = (rc4 == 0 and "check off-t k: SKIP (protected -> inconclusive, inconclusive by chance: k.t: slot 0)"
+          in out4 and "others-unchanged: ok (0 features as on the base run, 0 changed, 1 not compared" in out4
+          and rc5 == 1 and "check off-t k: FAIL (unrelated feature changed" in out5
+          and rc6 == 0 and "check off-t k: SKIP (base run inconclusive by chance" in out6)
+    check("offcheck-chance", ok, "chance skipped, a failed control changed" if ok else
+          " / ".join((out4 + out5 + out6).splitlines()))
+
 
 def test_say():
     """hptool's progress line is lib.sh's hp_say line."""

@@ -17,6 +17,7 @@ report.json, and the results lava-run logged for the same kernel).
 Prints one "check host <name>: ok|FAIL|SKIP" line per test; exit 1 on any FAIL.
 """
 import gzip
+import json
 import os
 import re
 import shutil
@@ -29,7 +30,7 @@ SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 REC = os.path.join(HERE, "lava")
 sys.path.insert(0, SCRIPTS)
-from hptool import Error, lava  # noqa: E402
+from hptool import Error, kcidb, lava  # noqa: E402
 
 LAVA_SCHEMA = "/usr/share/lava-common/lava-schema.py"
 results = []
@@ -237,6 +238,28 @@ def test_compare():
             dup = str(e)
         check("lava-results-difference-caught", bad2 == 1 and "two results" in dup,
               f"{m.group(2)}.{m.group(1)} flipped: {bad2} difference(s); a duplicate: {dup[:60]}")
+        # the flipped result's probe inconclusive by chance in make run's boot (report.json
+        # "chance"): it and its feature not compared, neither equal nor a difference; without
+        # "chance" both differ
+        with open(logp, "w") as f:
+            f.write(text.replace(m.group(0), m.group(0).replace('"result": "pass"', '"result": "fail"'), 1))
+        flipped = [k for k, v in lava.results(logp).items() if v != got.get(k)]
+        data = json.loads(rec("report.json"))
+        for drawn in (True, False):
+            for feat in data["features"]:
+                for p in feat["probes"]:
+                    if kcidb.probe_path(feat["feature"], p["probe"]) in flipped:
+                        p["outcome"], p["chance"] = "inconclusive", drawn
+            with open(rep, "w") as f:
+                json.dump(data, f)
+            lines3, bad3, _ = lava.compare(logp, rep)
+            na = [ln for ln in lines3 if ln.startswith("n/a") and ln.endswith("by chance in make run's boot")]
+            if drawn:
+                ok3, say3 = bad3 == 0 and len(na) == 2 and len(flipped) == 1, f"{bad3} differ, {len(na)} by chance"
+            else:
+                ok3 = ok3 and bad3 == 2 and not na
+                say3 += f"; without chance: {bad3} differ"
+        check("lava-results-chance-not-compared", ok3, f"{flipped[:1]}: {say3}")
 
 
 def main():

@@ -282,7 +282,7 @@ def main():
     # feature whose other probes stay protected, turned unsupported in the report and the
     # runner alike (the table expects features, and some such probes are unsupported by
     # design: stack_init.union_partial)
-    def unsupported(probe, selftest_too):
+    def unsupported(probe, selftest_too, to="unsupported", chance=None):
         why = "the kernel lacks what the probe needs"
 
         def fn(text):
@@ -291,7 +291,9 @@ def main():
             for feat in data["features"]:
                 for p in feat["probes"]:
                     if p["probe"] == probe:
-                        p["outcome"], p["evidence"] = "unsupported", why
+                        p["outcome"], p["evidence"] = to, why
+                        if chance is not None:
+                            p["chance"] = chance
                         feat["outcome"] = outcome.feature_outcome(rules, feat["probes"])
                         feat["ktap"] = outcome.ktap_of(rules, feat["outcome"], False, feat["configured_bool"])
             return json.dumps(data)
@@ -299,7 +301,7 @@ def main():
         if selftest_too:
             out = edit_frame(out, "selftest.ktap", lambda t: re.sub(
                 rf"^# {re.escape(probe)}: protected: .*\n(ok \d+ {re.escape(probe)})$",
-                rf"# {probe}: unsupported: {why}\n# {probe}: skip: unsupported\n\1 # SKIP", t,
+                rf"# {probe}: {to}: {why}\n# {probe}: skip: {to}\n\1 # SKIP", t,
                 flags=re.M))
         return out
     feature = "heap_init_alloc"
@@ -308,6 +310,18 @@ def main():
     variants("probe-unsupported", {
         "heap_init_alloc.slab (report and runner)": (r1.failed(f"outcome-{feature}", only=True), r1.say()),
         "stack_init.u64 (report only)": (r2.failed("selftest-agrees-with-report", only=True), r2.say())})
+
+    # 7b. the same probe inconclusive: by chance (report.json "chance": a random draw of
+    # that boot, as KASLR's first slot), the judge skips the feature's outcome and passes
+    # nothing; without "chance", the failed control fails the outcome
+    r1 = Run(unsupported("heap_init_alloc.slab", True, "inconclusive", True), guests)
+    r2 = Run(unsupported("heap_init_alloc.slab", True, "inconclusive", False), guests)
+    skip = re.search(rf"^check {TARGET} outcome-{feature}: SKIP \(want protected, got inconclusive by chance",
+                     r1.out, re.M)
+    variants("probe-inconclusive", {
+        "by chance: skipped, not passed": (r1.rc == 0 and not r1.fails and bool(skip) and
+                                           f"outcome-{feature}: ok" not in r1.out, r1.say()),
+        "a failed control": (r2.failed(f"outcome-{feature}", only=True), r2.say())})
 
     # 8. dmesg -C between a catch and the read: the trust run's check of it not ok, or
     # its result missing (the program stopped there, or the line was lost)
