@@ -69,6 +69,13 @@ struct hp_feature_impl {
 	/* why the feature cannot be configured on this kernel, if so */
 	const char *(*unavailable)(void);
 	void (*layers)(struct hp_layers *l);
+	/*
+	 * the kernel-hardening-checker checks the probes verify, as k-h-c's
+	 * JSON names them (CONFIG_X, a boot parameter, a dotted sysctl), one
+	 * space apart, "name@x86_64" or "name@arm64" where only there; NULL:
+	 * none (JSON "khc"; hptool khc-join)
+	 */
+	const char *khc;
 	const struct hp_probe *probes;
 	unsigned int nr_probes;
 };
@@ -142,7 +149,7 @@ struct hp_probe {
 
 /*
  * HP_FEATURE(feature, ...) gives the registry's feature @feat its probes,
- * the table hp_probes_<feature>[], and its .layers (and .unavailable).
+ * the table hp_probes_<feature>[], and its .layers (and .unavailable, .khc).
  */
 #define HP_FEATURE(feat, ...)						\
 const struct hp_feature_impl hp_impl_##feat = {			\

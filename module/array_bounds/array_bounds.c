@@ -258,4 +258,10 @@ static const struct hp_probe hp_probes_array_bounds[] = {
 		 .reports = "UBSAN:"),
 };
 
-HP_FEATURE(array_bounds, .layers = hp_ab_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: fixed arrays, trailing
+ * arrays, __counted_by (no local-array probe: UBSAN_LOCAL_BOUNDS not listed).
+ * CONFIG_UBSAN_TRAP is not listed: the probes do not provoke what it adds (a
+ * trap instead of a report).
+ */
+HP_FEATURE(array_bounds, .layers = hp_ab_layers, .khc = "CONFIG_UBSAN_BOUNDS");

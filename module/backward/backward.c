@@ -186,7 +186,8 @@ static const struct hp_probe hp_probes_shadow_call_stack[] = {
 	HP_PROBE(shadow_call_stack, ret_overwrite, HP_SAFE),
 };
 
-HP_FEATURE(shadow_call_stack, .layers = hp_scs_layers, .unavailable = hp_arm64_only);
+HP_FEATURE(shadow_call_stack, .layers = hp_scs_layers, .unavailable = hp_arm64_only,
+	   .khc = "CONFIG_SHADOW_CALL_STACK");
 
 static const struct hp_probe hp_probes_ret_overwrite[] = {
 	HP_PROBE(ret_overwrite, stack, HP_SAFE),

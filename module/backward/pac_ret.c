@@ -291,4 +291,5 @@ static const struct hp_probe hp_probes_pac_ret[] = {
 	HP_PROBE(pac_ret, scs_entry, HP_PAC_KIND, .signature = HP_PAC_SIG),
 };
 
-HP_FEATURE(pac_ret, .layers = hp_pac_layers, .unavailable = hp_pac_unavailable);
+HP_FEATURE(pac_ret, .layers = hp_pac_layers, .unavailable = hp_pac_unavailable,
+	   .khc = "CONFIG_ARM64_PTR_AUTH_KERNEL arm64.nopauth@arm64");

@@ -165,4 +165,5 @@ static const struct hp_probe hp_probes_bti[] = {
 		 .signature = HP_BTI_SIG),
 };
 
-HP_FEATURE(bti, .layers = hp_bti_layers, .unavailable = hp_bti_unavailable);
+HP_FEATURE(bti, .layers = hp_bti_layers, .unavailable = hp_bti_unavailable,
+	   .khc = "CONFIG_ARM64_BTI_KERNEL arm64.nobti@arm64");

@@ -349,10 +349,17 @@ static const struct hp_probe hp_probes_kcfi[] = {
 		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
 };
 
-HP_FEATURE(kcfi, .layers = hp_cfi_layers, .unavailable = hp_cfi_unavailable);
+/*
+ * kernel-hardening-checker: CONFIG_CFI (v6.18's name for CONFIG_CFI_CLANG)
+ * joins through scripts/kconfig-renames; CONFIG_CFI_AUTO_DEFAULT is not
+ * verified: the probes do not tell kCFI from FineIBT.
+ */
+HP_FEATURE(kcfi, .layers = hp_cfi_layers, .unavailable = hp_cfi_unavailable,
+	   .khc = "CONFIG_CFI_CLANG CONFIG_CFI_PERMISSIVE cfi");
 
 static const struct hp_probe hp_probes_ibt[] = {
 	HP_PROBE(ibt, past_endbr, HP_FATAL, .signature = HP_IBT_SIG, .warns = 1),
 };
 
-HP_FEATURE(ibt, .layers = hp_ibt_layers, .unavailable = hp_ibt_unavailable);
+HP_FEATURE(ibt, .layers = hp_ibt_layers, .unavailable = hp_ibt_unavailable,
+	   .khc = "CONFIG_X86_KERNEL_IBT");

@@ -304,6 +304,7 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 		seq_buf_printf(s, "\"configured_bool\":%s,",
 			       fr->layers.configured ? "true" : "false");
 		hp_json_kv(s, "symbol", fr->feature->symbol, true);
+		hp_json_kv(s, "khc", fr->feature->impl->khc ?: "", true);
 		hp_json_kv(s, "configured", fr->layers.configured_txt, true);
 		hp_json_kv(s, "built", fr->layers.built, true);
 		hp_json_kv(s, "active", fr->layers.active, true);

@@ -423,24 +423,35 @@ static const struct hp_probe hp_probes_debug_notifiers[] = {
 		 .escape = hp_dn_escape, .warns = 1, .reports = HP_DN_SIG),
 };
 
-HP_FEATURE(debug_notifiers, .layers = hp_dn_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: the kernel's own checks
+ * of its callers, each provoked (debug_wx: its boot check observed).
+ */
+HP_FEATURE(debug_notifiers, .layers = hp_dn_layers, .khc = "CONFIG_DEBUG_NOTIFIERS");
 
 static const struct hp_probe hp_probes_debug_sg[] = {
 	HP_PROBE(debug_sg, vmalloc, HP_FATAL, .signature = HP_SG_SIG,
 		 .escape = hp_sg_escape, .warns = 1),
 };
 
-HP_FEATURE(debug_sg, .layers = hp_sg_layers);
+HP_FEATURE(debug_sg, .layers = hp_sg_layers, .khc = "CONFIG_DEBUG_SG");
 
 static const struct hp_probe hp_probes_debug_virtual[] = {
 	HP_PROBE(debug_virtual, vmalloc, HP_FATAL, .signature = HP_DV_SIG, .warns = 1,
 		 .reports = IS_ENABLED(CONFIG_ARM64) ? HP_DV_SIG : NULL),
 };
 
-HP_FEATURE(debug_virtual, .layers = hp_dv_layers, .unavailable = hp_dv_unavailable);
+HP_FEATURE(debug_virtual, .layers = hp_dv_layers, .unavailable = hp_dv_unavailable,
+	   .khc = "CONFIG_DEBUG_VIRTUAL");
 
 static const struct hp_probe hp_probes_debug_wx[] = {
 	HP_PROBE(debug_wx, boot_check, HP_SAFE),
 };
 
+/*
+ * no kernel-hardening-checker check (.khc): the kernel's boot check for W+X
+ * mappings, observed in the log, never provoked: checks.txt rates
+ * CONFIG_DEBUG_WX not runtime-observable (nothing can make the kernel check
+ * again)
+ */
 HP_FEATURE(debug_wx, .layers = hp_wx_layers);

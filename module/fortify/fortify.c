@@ -297,4 +297,4 @@ static const struct hp_probe hp_probes_fortify[] = {
 		 .reports = "detected buffer overflow"),
 };
 
-HP_FEATURE(fortify, .layers = hp_fo_layers);
+HP_FEATURE(fortify, .layers = hp_fo_layers, .khc = "CONFIG_FORTIFY_SOURCE");

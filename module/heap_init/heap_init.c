@@ -477,7 +477,8 @@ static const struct hp_probe hp_probes_heap_init_alloc[] = {
 	HP_PROBE(heap_init_alloc, page, HP_SAFE),
 };
 
-HP_FEATURE(heap_init_alloc, .layers = hp_heap_layers_alloc);
+HP_FEATURE(heap_init_alloc, .layers = hp_heap_layers_alloc,
+	   .khc = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON init_on_alloc");
 
 /*
  * The read of a freed object: kasan_disable_current() keeps generic and
@@ -491,4 +492,5 @@ static const struct hp_probe hp_probes_heap_init_free[] = {
 	HP_PROBE(heap_init_free, page, HP_SAFE),
 };
 
-HP_FEATURE(heap_init_free, .layers = hp_heap_layers_free);
+HP_FEATURE(heap_init_free, .layers = hp_heap_layers_free,
+	   .khc = "CONFIG_INIT_ON_FREE_DEFAULT_ON init_on_free");

@@ -596,8 +596,16 @@ static const struct hp_probe hp_probes_freelist_hardened[] = {
 		 .warns = IS_ENABLED(CONFIG_KASAN_HW_TAGS)),
 };
 
-HP_FEATURE(kmalloc_random, .layers = hp_kmalloc_random_layers);
+HP_FEATURE(kmalloc_random, .layers = hp_kmalloc_random_layers,
+	   .khc = "CONFIG_RANDOM_KMALLOC_CACHES");
+/*
+ * no kernel-hardening-checker check (.khc): k-h-c master (0b9aebf) checks
+ * CONFIG_SLAB_BUCKETS; v0.6.17.1, whose lists the join reads, does not
+ */
 HP_FEATURE(slab_buckets, .layers = hp_slab_buckets_layers);
-HP_FEATURE(slab_nomerge, .layers = hp_slab_nomerge_layers);
-HP_FEATURE(freelist_random, .layers = hp_freelist_random_layers);
-HP_FEATURE(freelist_hardened, .layers = hp_freelist_hardened_layers);
+HP_FEATURE(slab_nomerge, .layers = hp_slab_nomerge_layers,
+	   .khc = "CONFIG_SLAB_MERGE_DEFAULT slab_nomerge slab_merge");
+HP_FEATURE(freelist_random, .layers = hp_freelist_random_layers,
+	   .khc = "CONFIG_SLAB_FREELIST_RANDOM");
+HP_FEATURE(freelist_hardened, .layers = hp_freelist_hardened_layers,
+	   .khc = "CONFIG_SLAB_FREELIST_HARDENED");

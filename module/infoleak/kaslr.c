@@ -229,4 +229,5 @@ static const struct hp_probe hp_probes_kaslr[] = {
 	HP_PROBE(kaslr, regions, HP_SAFE),
 };
 
-HP_FEATURE(kaslr, .layers = hp_kaslr_layers);
+HP_FEATURE(kaslr, .layers = hp_kaslr_layers,
+	   .khc = "CONFIG_RANDOMIZE_BASE CONFIG_RANDOMIZE_MEMORY@x86_64 nokaslr");

@@ -338,4 +338,10 @@ static const struct hp_probe hp_probes_kfence[] = {
 	HP_PROBE(kfence, uaf_read, HP_SAFE, .warns = 1, .reports = HP_KF_REPORT),
 };
 
-HP_FEATURE(kfence, .layers = hp_kf_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: a KFENCE object read
+ * out of bounds and after free. Not CONFIG_KFENCE_SAMPLE_INTERVAL nor
+ * kfence.sample_interval: k-h-c asks for the value 100, which no probe
+ * observes (checks.txt).
+ */
+HP_FEATURE(kfence, .layers = hp_kf_layers, .khc = "CONFIG_KFENCE");

@@ -334,10 +334,12 @@ static const struct hp_probe hp_probes_kstack_offset[] = {
 	HP_PROBE(kstack_offset, syscall, HP_SAFE),
 };
 
-HP_FEATURE(kstack_offset, .layers = hp_kstack_layers);
+HP_FEATURE(kstack_offset, .layers = hp_kstack_layers,
+	   .khc = "CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT randomize_kstack_offset");
 
 static const struct hp_probe hp_probes_stack_erase[] = {
 	HP_PROBE(stack_erase, previous_syscall, HP_SAFE),
 };
 
-HP_FEATURE(stack_erase, .layers = hp_erase_layers, .unavailable = hp_erase_unavailable);
+HP_FEATURE(stack_erase, .layers = hp_erase_layers, .unavailable = hp_erase_unavailable,
+	   .khc = "CONFIG_KSTACK_ERASE");

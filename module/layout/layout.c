@@ -517,7 +517,8 @@ static const struct hp_probe hp_probes_randstruct[] = {
 	HP_PROBE(randstruct, seed_match, HP_SAFE),
 };
 
-HP_FEATURE(randstruct, .layers = hp_rs_layers, .unavailable = hp_rs_unavailable);
+HP_FEATURE(randstruct, .layers = hp_rs_layers, .unavailable = hp_rs_unavailable,
+	   .khc = "CONFIG_RANDSTRUCT_FULL");
 
 static const struct hp_probe hp_probes_function_sections[] = {
 	HP_PROBE(function_sections, load_order, HP_SAFE),

@@ -212,4 +212,8 @@ static const struct hp_probe hp_probes_list_hardening[] = {
 		 .signature = HP_LIST_SIG_DEL_NEXT, .warns = 1, .reports = "list_del corruption"),
 };
 
-HP_FEATURE(list_hardening, .layers = hp_list_layers);
+/*
+ * kernel-hardening-checker: CONFIG_BUG_ON_DATA_CORRUPTION is not listed: the
+ * probes do not provoke what it adds (BUG instead of WARN).
+ */
+HP_FEATURE(list_hardening, .layers = hp_list_layers, .khc = "CONFIG_LIST_HARDENED");

@@ -180,5 +180,8 @@ static const struct hp_probe hp_probes_cr4_pinning[] = {
 	HP_PROBE(cr4_pinning, wp, HP_SAFE, .warns = 1, .reports = "CR0 WP bit went missing"),
 };
 
-HP_FEATURE(cr4_pinning, .layers = hp_cr4_pinning_layers,
-	   .unavailable = hp_cr4_pinning_unavailable);
+/*
+ * no kernel-hardening-checker check (.khc): the cr_pinning key: no k-h-c check
+ * names it (it has no switch)
+ */
+HP_FEATURE(cr4_pinning, .layers = hp_cr4_pinning_layers, .unavailable = hp_cr4_pinning_unavailable);

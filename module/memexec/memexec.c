@@ -868,20 +868,28 @@ static const struct hp_probe hp_probes_nx[] = {
 	HP_PROBE(nx, rodata, HP_FATAL, .signature = HP_NX_SIG),
 };
 
-HP_FEATURE(nx, .layers = hp_nx_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: execution of kmalloc,
+ * vmalloc, stack, data and rodata.
+ */
+HP_FEATURE(nx, .layers = hp_nx_layers, .khc = "CONFIG_STRICT_KERNEL_RWX CONFIG_STRICT_MODULE_RWX");
 
 static const struct hp_probe hp_probes_stack_guard[] = {
 	HP_PROBE(stack_guard, nofault, HP_SAFE),
 	HP_PROBE(stack_guard, leading, HP_FATAL, .signature = HP_GUARD_SIG),
 };
 
-HP_FEATURE(stack_guard, .layers = hp_guard_layers);
+HP_FEATURE(stack_guard, .layers = hp_guard_layers, .khc = "CONFIG_VMAP_STACK");
 
 static const struct hp_probe hp_probes_vmalloc_guard[] = {
 	HP_PROBE(vmalloc_guard, nofault, HP_SAFE),
 	HP_PROBE(vmalloc_guard, overflow, HP_FATAL, .signature = HP_VGUARD_SIG),
 };
 
+/*
+ * no kernel-hardening-checker check (.khc): vmalloc()'s guard page has no
+ * switch k-h-c checks
+ */
 HP_FEATURE(vmalloc_guard, .layers = hp_vguard_layers);
 
 /*
@@ -902,13 +910,19 @@ static const struct hp_probe hp_probes_user_exec[] = {
 		 .escape = hp_uexec_escape),
 };
 
-HP_FEATURE(user_exec, .layers = hp_uexec_layers, .unavailable = hp_user_unavailable);
+HP_FEATURE(user_exec, .layers = hp_uexec_layers, .unavailable = hp_user_unavailable,
+	   .khc = "nosmep@x86_64");
 
 static const struct hp_probe hp_probes_user_access[] = {
 	HP_PROBE(user_access, read, HP_FATAL, .signature = HP_UACCESS_SIG),
 };
 
-HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable);
+/*
+ * kernel-hardening-checker: CONFIG_ARM64_EPAN is not listed: no probe touches
+ * exec-only mappings.
+ */
+HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable,
+	   .khc = "CONFIG_X86_SMAP nosmap@x86_64 CONFIG_ARM64_PAN CONFIG_ARM64_SW_TTBR0_PAN");
 
 static const struct hp_probe hp_probes_null_deref[] = {
 	HP_PROBE(null_deref, mmap_zero, HP_SAFE),
@@ -916,4 +930,10 @@ static const struct hp_probe hp_probes_null_deref[] = {
 	HP_PROBE(null_deref, exec, HP_FATAL, .signature = HP_NULL_SIG),
 };
 
+/*
+ * no kernel-hardening-checker check (.khc): the oops of a NULL read and call
+ * on the unmapped page 0; it maps nothing at page 0 from an unprivileged task,
+ * so vm.mmap_min_addr and CONFIG_DEFAULT_MMAP_MIN_ADDR are not verified here
+ * (the kselftest line null_page does that)
+ */
 HP_FEATURE(null_deref, .layers = hp_null_layers, .unavailable = hp_user_unavailable);

@@ -262,4 +262,5 @@ static const struct hp_probe hp_probes_mte[] = {
 	HP_PROBE(mte, slab_uaf, HP_SAFE, .warns = 1, .reports = HP_MTE_REPORT),
 };
 
-HP_FEATURE(mte, .layers = hp_mte_layers, .unavailable = hp_mte_unavailable);
+HP_FEATURE(mte, .layers = hp_mte_layers, .unavailable = hp_mte_unavailable,
+	   .khc = "CONFIG_KASAN_HW_TAGS CONFIG_ARM64_MTE arm64.nomte@arm64");

@@ -201,4 +201,4 @@ static const struct hp_probe hp_probes_refcount[] = {
 	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 3, .reports = "refcount_t:"),
 };
 
-HP_FEATURE(refcount, .layers = hp_rc_layers);
+HP_FEATURE(refcount, .layers = hp_rc_layers, .khc = "CONFIG_REFCOUNT_FULL");

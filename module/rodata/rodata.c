@@ -162,10 +162,21 @@ static const struct hp_probe hp_probes_rodata[] = {
 	HP_PROBE(rodata, module_text, HP_SAFE),
 };
 
-HP_FEATURE(rodata, .layers = hp_rodata_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: stores into kernel and
+ * module rodata, and into kernel and module text.
+ * CONFIG_RODATA_FULL_DEFAULT_ENABLED is not listed: no probe stores through
+ * rodata's linear-map alias.
+ */
+HP_FEATURE(rodata, .layers = hp_rodata_layers,
+	   .khc = "CONFIG_STRICT_KERNEL_RWX CONFIG_STRICT_MODULE_RWX rodata");
 
 static const struct hp_probe hp_probes_ro_after_init[] = {
 	HP_PROBE(ro_after_init, module, HP_SAFE),
 };
 
-HP_FEATURE(ro_after_init, .layers = hp_roai_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: a store into the
+ * module's __ro_after_init data.
+ */
+HP_FEATURE(ro_after_init, .layers = hp_roai_layers, .khc = "CONFIG_STRICT_MODULE_RWX");

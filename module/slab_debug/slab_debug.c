@@ -433,4 +433,8 @@ static const struct hp_probe hp_probes_slab_debug[] = {
 		 .reports = HP_SD_REPORT),
 };
 
-HP_FEATURE(slab_debug, .layers = hp_slab_debug_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: red zones and poisoning
+ * of a private cache, checked through its validate file.
+ */
+HP_FEATURE(slab_debug, .layers = hp_slab_debug_layers, .khc = "CONFIG_SLUB_DEBUG");

@@ -527,4 +527,4 @@ static const struct hp_probe hp_probes_slab_free[] = {
 		 .signature = HP_SLAB_SIG_PAGE, .warns = 1, .reports = "Object is not a Slab page"),
 };
 
-HP_FEATURE(slab_free, .layers = hp_slab_layers);
+HP_FEATURE(slab_free, .layers = hp_slab_layers, .khc = "CONFIG_SLAB_FREELIST_HARDENED");

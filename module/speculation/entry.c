@@ -466,35 +466,50 @@ static const struct hp_probe hp_probes_mds[] = {
 	HP_PROBE(mds, verw_exit, HP_SAFE),
 };
 
-HP_FEATURE(mds, .layers = hp_mds_layers, .unavailable = hp_verw_unavailable);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: x86_64: the syscall
+ * return path as the boot patched it (verw before sysretq), against sysfs mds,
+ * tsx_async_abort, mmio_stale_data, reg_file_data_sampling, tsa.
+ */
+HP_FEATURE(mds, .layers = hp_mds_layers, .unavailable = hp_verw_unavailable,
+	   .khc = "CONFIG_MITIGATION_MDS mds@x86_64");
 
 static const struct hp_probe hp_probes_taa[] = {
 	HP_PROBE(taa, verw_exit, HP_SAFE),
 };
 
-HP_FEATURE(taa, .layers = hp_taa_layers, .unavailable = hp_verw_unavailable);
+HP_FEATURE(taa, .layers = hp_taa_layers, .unavailable = hp_verw_unavailable,
+	   .khc = "CONFIG_MITIGATION_TAA tsx_async_abort@x86_64");
 
 static const struct hp_probe hp_probes_mmio_stale_data[] = {
 	HP_PROBE(mmio_stale_data, verw_exit, HP_SAFE),
 };
 
-HP_FEATURE(mmio_stale_data, .layers = hp_mmio_stale_data_layers,
-	   .unavailable = hp_verw_unavailable);
+HP_FEATURE(mmio_stale_data, .layers = hp_mmio_stale_data_layers, .unavailable = hp_verw_unavailable,
+	   .khc = "CONFIG_MITIGATION_MMIO_STALE_DATA mmio_stale_data@x86_64");
 
 static const struct hp_probe hp_probes_rfds[] = {
 	HP_PROBE(rfds, verw_exit, HP_SAFE),
 };
 
-HP_FEATURE(rfds, .layers = hp_rfds_layers, .unavailable = hp_verw_unavailable);
+HP_FEATURE(rfds, .layers = hp_rfds_layers, .unavailable = hp_verw_unavailable,
+	   .khc = "CONFIG_MITIGATION_RFDS reg_file_data_sampling@x86_64");
 
 static const struct hp_probe hp_probes_tsa[] = {
 	HP_PROBE(tsa, verw_exit, HP_SAFE),
 };
 
-HP_FEATURE(tsa, .layers = hp_tsa_layers, .unavailable = hp_verw_unavailable);
+HP_FEATURE(tsa, .layers = hp_tsa_layers, .unavailable = hp_verw_unavailable,
+	   .khc = "CONFIG_MITIGATION_TSA tsa@x86_64");
 
 static const struct hp_probe hp_probes_bhi[] = {
 	HP_PROBE(bhi, clear_loop, HP_SAFE),
 };
 
-HP_FEATURE(bhi, .layers = hp_bhi_layers, .unavailable = hp_verw_unavailable);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: x86_64: the syscall
+ * entry as the boot patched it (call clear_bhb_loop), against the BHI part of
+ * sysfs spectre_v2.
+ */
+HP_FEATURE(bhi, .layers = hp_bhi_layers, .unavailable = hp_verw_unavailable,
+	   .khc = "CONFIG_MITIGATION_SPECTRE_BHI spectre_bhi@x86_64");

@@ -229,4 +229,10 @@ static const struct hp_probe hp_probes_pti[] = {
 	HP_PROBE(pti, user_pgd, HP_SAFE),
 };
 
-HP_FEATURE(pti, .layers = hp_pti_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: x86_64: the page tables
+ * user mode runs on (the user PGD with PTI) against a kernel object; arm64's
+ * kpti is not observed.
+ */
+HP_FEATURE(pti, .layers = hp_pti_layers,
+	   .khc = "CONFIG_MITIGATION_PAGE_TABLE_ISOLATION pti@x86_64 nopti@x86_64");

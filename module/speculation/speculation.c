@@ -762,28 +762,43 @@ static const struct hp_probe hp_probes_sls[] = {
 	HP_PROBE(sls, ret_int3, HP_SAFE),
 };
 
-HP_FEATURE(sls, .layers = hp_sls_layers, .unavailable = hp_sls_unavailable);
+HP_FEATURE(sls, .layers = hp_sls_layers, .unavailable = hp_sls_unavailable,
+	   .khc = "CONFIG_MITIGATION_SLS");
 
 static const struct hp_probe hp_probes_retpoline[] = {
 	HP_PROBE(retpoline, indirect_call, HP_SAFE),
 };
 
-HP_FEATURE(retpoline, .layers = hp_retpoline_layers, .unavailable = hp_retpoline_unavailable);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: the module's indirect
+ * call site as the loader patched it, against sysfs spectre_v2.
+ */
+HP_FEATURE(retpoline, .layers = hp_retpoline_layers, .unavailable = hp_retpoline_unavailable,
+	   .khc = "CONFIG_MITIGATION_RETPOLINE spectre_v2 nospectre_v2@x86_64");
 
 static const struct hp_probe hp_probes_retbleed[] = {
 	HP_PROBE(retbleed, return_thunk, HP_SAFE),
 };
 
-HP_FEATURE(retbleed, .layers = hp_retbleed_layers, .unavailable = hp_retpoline_unavailable);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: x86_64: the module's
+ * returns as the loader patched them, against sysfs retbleed,
+ * spec_rstack_overflow, indirect_target_selection.
+ */
+HP_FEATURE(retbleed, .layers = hp_retbleed_layers, .unavailable = hp_retpoline_unavailable,
+	   .khc =
+	   "CONFIG_MITIGATION_UNRET_ENTRY CONFIG_MITIGATION_CALL_DEPTH_TRACKING retbleed@x86_64");
 
 static const struct hp_probe hp_probes_srso[] = {
 	HP_PROBE(srso, return_thunk, HP_SAFE),
 };
 
-HP_FEATURE(srso, .layers = hp_srso_layers, .unavailable = hp_retpoline_unavailable);
+HP_FEATURE(srso, .layers = hp_srso_layers, .unavailable = hp_retpoline_unavailable,
+	   .khc = "CONFIG_MITIGATION_SRSO spec_rstack_overflow@x86_64");
 
 static const struct hp_probe hp_probes_its[] = {
 	HP_PROBE(its, return_thunk, HP_SAFE),
 };
 
-HP_FEATURE(its, .layers = hp_its_layers, .unavailable = hp_retpoline_unavailable);
+HP_FEATURE(its, .layers = hp_its_layers, .unavailable = hp_retpoline_unavailable,
+	   .khc = "CONFIG_MITIGATION_ITS indirect_target_selection@x86_64");

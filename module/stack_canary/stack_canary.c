@@ -144,4 +144,6 @@ static const struct hp_probe hp_probes_stack_canary[] = {
 	HP_PROBE(stack_canary, smash, HP_PANIC, .signature = HP_CANARY_SIG),
 };
 
-HP_FEATURE(stack_canary, .layers = hp_canary_layers);
+HP_FEATURE(stack_canary, .layers = hp_canary_layers,
+	   .khc =
+	   "CONFIG_STACKPROTECTOR CONFIG_STACKPROTECTOR_STRONG CONFIG_STACKPROTECTOR_PER_TASK");

@@ -96,4 +96,8 @@ static const struct hp_probe hp_probes_stack_end_check[] = {
 	HP_PROBE(stack_end_check, corrupt, HP_PANIC, .signature = HP_SE_SIG),
 };
 
-HP_FEATURE(stack_end_check, .layers = hp_se_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: a kthread's overwritten
+ * end-of-stack magic, then a switch.
+ */
+HP_FEATURE(stack_end_check, .layers = hp_se_layers, .khc = "CONFIG_SCHED_STACK_END_CHECK");

@@ -180,4 +180,4 @@ static const struct hp_probe hp_probes_stack_init[] = {
 	HP_PROBE(stack_init, switch_u64, HP_SAFE),
 };
 
-HP_FEATURE(stack_init, .layers = hp_si_layers);
+HP_FEATURE(stack_init, .layers = hp_si_layers, .khc = "CONFIG_INIT_STACK_ALL_ZERO");

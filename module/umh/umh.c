@@ -109,4 +109,9 @@ static const struct hp_probe hp_probes_static_usermodehelper[] = {
 	HP_PROBE(static_usermodehelper, exec, HP_SAFE, .blocks = true),
 };
 
-HP_FEATURE(static_usermodehelper, .layers = hp_static_usermodehelper_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: /bin/sh run through the
+ * usermode helper (exit status 42), the path the kernel kept read back.
+ */
+HP_FEATURE(static_usermodehelper, .layers = hp_static_usermodehelper_layers,
+	   .khc = "CONFIG_STATIC_USERMODEHELPER");

@@ -464,4 +464,10 @@ static const struct hp_probe hp_probes_usercopy[] = {
 	HP_PROBE(usercopy, folio, HP_FATAL, .signature = HP_UC_SIG_FOLIO, .warns = HP_UC_KASAN),
 };
 
-HP_FEATURE(usercopy, .layers = hp_uc_layers);
+/*
+ * kernel-hardening-checker checks (.khc), verified by: slab size and whitelist
+ * violations (what HARDENED_USERCOPY_FALLBACK let through), stack, text, past
+ * a vmalloc area and past a multi-page allocation.
+ */
+HP_FEATURE(usercopy, .layers = hp_uc_layers,
+	   .khc = "CONFIG_HARDENED_USERCOPY hardened_usercopy CONFIG_HARDENED_USERCOPY_FALLBACK");

@@ -166,4 +166,4 @@ static const struct hp_probe hp_probes_zero_call_regs[] = {
 	HP_PROBE(zero_call_regs, gpr, HP_SAFE),
 };
 
-HP_FEATURE(zero_call_regs, .layers = hp_zcr_layers);
+HP_FEATURE(zero_call_regs, .layers = hp_zcr_layers, .khc = "CONFIG_ZERO_CALL_USED_REGS");

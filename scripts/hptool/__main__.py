@@ -9,7 +9,7 @@
   ccprobe [-o FILE] [-v] ...    what each installed compiler accepts and emits (make ccprobe)
   matrix-render [--results DIR] [--targets "T ..."]   results/matrix.{md,html,json}
   khc-join KHC_JSON REPORT_JSON [--all]   kernel-hardening-checker's checks beside outcomes
-  khc-coverage [--list]         the k-h-c checks hardprobe verifies at runtime
+  khc-coverage REPORT [--list]  the k-h-c checks hardprobe verifies at runtime
   kaslr-entropy NAME CONSOLE... the kernel text's offset across boots (make kaslr)
   lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
   lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs

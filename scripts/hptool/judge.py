@@ -17,7 +17,7 @@ import sys
 import traceback
 
 from . import collect
-from . import Error, expect, ktap, outcome
+from . import Error, expect, khc, ktap, outcome
 
 
 def read(path):
@@ -76,6 +76,38 @@ def config_agrees(rdir, features, check):
                 off.append(f"{f.get('feature')}: {sym}={val}, .config {sym}={have}")
     check("config-agrees", n > 0 and not off,
           f"{n} Kconfig values stated, {len(off)} not the kernel's" + (": " + "; ".join(off[:3]) if off else ""))
+
+
+def khc_records(data, check):
+    """every kernel-hardening-checker check a feature's record names (report.json "khc",
+    its HP_FEATURE(.khc = ...)) is one of k-h-c's runtime-observable checks
+    (scripts/tests/khc/checks.txt), under either name of a Kconfig rename; and some are
+    named: one "khc-records" check."""
+    from . import khc_coverage
+    try:
+        opts = khc.report_options(data)
+        checks = khc_coverage.read_checks()
+    except Error as e:
+        check("khc-records", False, str(e))
+        return
+    observable = {}
+    for c in checks:
+        observable[c["name"]] = observable.get(c["name"], False) or c["observable"] == "yes"
+    groups = khc.rename_groups()
+    bad, n = [], 0
+    for fid, v in opts.items():
+        for o, _ in v:
+            n += 1
+            names = next((g for g in groups if o in g), [o])
+            if not any(x in observable for x in names):
+                bad.append(f"{fid}: {o} is no k-h-c check")
+            elif not any(observable.get(x) for x in names):
+                bad.append(f"{fid}: {o} is not runtime-observable (checks.txt)")
+    feats = sum(1 for v in opts.values() if v)
+    check("khc-records", n > 0 and not bad,
+          f"{n} k-h-c checks named by {feats} of {len(opts)} features" + (
+              ", each a runtime-observable check of k-h-c's list" if not bad else
+              ": " + "; ".join(bad[:4])))
 
 
 def main(rdir, table_path, column=None):
@@ -162,6 +194,8 @@ def main(rdir, table_path, column=None):
     else:
         check("json", False, json_err)
     outcomes = {f["feature"]: f for f in (data or {}).get("features", [])}
+    if data is not None:
+        khc_records(data, check)
     rules = None
     if data is not None:
         try:

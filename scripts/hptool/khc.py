@@ -1,22 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """The join with kernel-hardening-checker (k-h-c): which of k-h-c's checks each feature
-verifies at runtime, from scripts/khc-options ("feature_id option option ..." lines, "#"
-comments). An option may carry "@x86_64" or "@arm64" when the feature verifies it on
-that architecture only (k-h-c reports "arm64.nopauth" on x86_64 too, where pac_ret is
-unsupported by construction). hptool collect writes the result into each feature of
-report.json as "verifies"; hptool khc-join reads it back, or this file when it is absent.
+verifies at runtime. The module says it: each feature's HP_FEATURE(.khc = "...") record,
+published in report.json as the feature's "khc" string, options one space apart (an
+option may carry "@x86_64" or "@arm64" when the feature verifies it on that architecture
+only: k-h-c reports "arm64.nopauth" on x86_64 too, where pac_ret is unsupported by
+construction). hptool collect writes each feature's list for the report's architecture
+into report.json as "verifies"; hptool khc-join reads it back.
 
-Besides the registry's features, khc-options lists the kselftest runner's user-space
-checks (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>:
-selftests/hardprobe/hp_user.c), which are no registry feature: their names are read from
-the runner's table of checks, selftests/hardprobe/hp_checks.def, here (kselftest_names),
-their outcomes from selftest.ktap's "# <name>: <outcome>: ..." lines (kselftest_outcomes)."""
+Besides the registry's features, the kselftest runner's user-space checks (proc_mem_force,
+umip, null_page, bpf_jit_harden, policy.<knob>: selftests/hardprobe/hp_user.c) verify k-h-c
+checks: the third column of their HP_USER_CHECK entries in the runner's table of checks,
+selftests/hardprobe/hp_checks.def (kselftest_checks), their outcomes from selftest.ktap's
+"# <name>: <outcome>: ..." lines (kselftest_outcomes)."""
 import os
 import re
 
 from . import SCRIPTS, TOP, Error, renames
 
-OPTIONS = os.path.join(SCRIPTS, "khc-options")
 HP_CHECKS = os.path.join(TOP, "selftests", "hardprobe", "hp_checks.def")
 ARCHES = ("x86_64", "arm64")
 UNAME = {"aarch64": "arm64"}  # report.json's kernel.arch is uname -m
@@ -31,27 +31,49 @@ def read_text(path):
         raise Error(f"{path}: {e.strerror}")
 
 
-def read_options(path=OPTIONS):
-    """{feature: [(option, arch or None), ...]} in file order."""
-    lines = read_text(path).splitlines()
+def parse_options(fid, text, where):
+    """[(option, arch or None), ...] of one "khc" string: options one space apart, each
+    "name" or "name@x86_64|arm64", none twice; anything else is an Error naming @where."""
+    if not isinstance(text, str):
+        raise Error(f"{where}: {fid}: \"khc\" is not a string: {text!r}")
+    opts = []
+    for w in text.split():
+        name, _, arch = w.partition("@")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or (arch and arch not in ARCHES):
+            raise Error(f"{where}: {fid}: {w!r}: an option, or option@{'|'.join(ARCHES)}")
+        if any(o == name for o, _ in opts):
+            raise Error(f"{where}: {fid}: {name} listed twice")
+        opts.append((name, arch or None))
+    return opts
+
+
+def report_options(report, where="report.json"):
+    """{feature: [(option, arch or None), ...]} of a report.json dict, in its order: each
+    feature's "khc" (the module's HP_FEATURE record). A report without it (a module
+    before the records) is an Error: run the target again."""
     out = {}
-    for n, line in enumerate(lines, 1):
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
-        fid, opts = words[0], []
-        if not re.fullmatch(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?", fid):
-            raise Error(f"{path}:{n}: {fid!r} is not a feature id")
-        if fid in out:
-            raise Error(f"{path}:{n}: {fid} listed twice")
-        for w in words[1:]:
-            name, _, arch = w.partition("@")
-            if not name or (arch and arch not in ARCHES):
-                raise Error(f"{path}:{n}: {w!r}: an option, or option@{'|'.join(ARCHES)}")
-            if any(o == name for o, _ in opts):
-                raise Error(f"{path}:{n}: {fid}: {name} listed twice")
-            opts.append((name, arch or None))
-        out[fid] = opts
+    for f in (report or {}).get("features") or []:
+        fid = f.get("feature")
+        if "khc" not in f:
+            raise Error(f"{where}: {fid}: no \"khc\": written by an older hardprobe module "
+                        "(before the features listed their k-h-c checks); run the target again")
+        out[fid] = parse_options(fid, f["khc"], where)
+    return out
+
+
+def kselftest_options(path=None):
+    """{name: [(option, arch or None), ...]} of the kselftest runner's user-space checks:
+    the third column of hp_checks.def's HP_USER_CHECK entries, in its order."""
+    where = path or HP_CHECKS
+    return {n: parse_options(n, k, where) for n, user, k in kselftest_checks(where) if user}
+
+
+def options(report, where="report.json", path=None):
+    """the features' lists (report_options) and the kselftest lines' (kselftest_options)
+    in one {id: [(option, arch or None), ...]}"""
+    out = report_options(report, where)
+    for n, opts in kselftest_options(path).items():
+        out.setdefault(n, opts)
     return out
 
 
@@ -91,41 +113,50 @@ def under_every_name(by_opt, table=None):
     return out
 
 
-def annotate(report, options=None):
+def annotate(report):
     """Give each feature of a report.json dict its "verifies" list, for the report's
-    own architecture (kernel.arch)."""
-    options = read_options() if options is None else options
+    own architecture (kernel.arch), from its own "khc"; a report of an older module,
+    without "khc", is left without "verifies" (hptool khc-join then says why)."""
+    if any("khc" not in f for f in report.get("features", [])):
+        return report
+    opts = report_options(report)
     arch = (report.get("kernel") or {}).get("arch")
     for feat in report.get("features", []):
-        feat["verifies"] = verifies(options, feat.get("feature"), arch)
+        feat["verifies"] = verifies(opts, feat.get("feature"), arch)
     return report
 
 
 # The table of hardprobe_test's checks, selftests/hardprobe/hp_checks.def, is an X-macro
 # list that the C program includes and the host reads: a declaration list of one fixed
-# shape, HP_USER_CHECK("name", function) or HP_TEST_CHECK("name", function) a line, never
-# C code. The host reads the names the program registers, not what its code happens to
-# print; a line of any other shape is an Error rather than a guess.
-_CHECK_LINE = re.compile(r'HP_(USER|TEST)_CHECK\("([A-Za-z0-9_.-]+)", [A-Za-z_][A-Za-z0-9_]*\)')
+# shape, HP_TEST_CHECK("name", function) or HP_USER_CHECK("name", function, "khc") (an
+# entry may wrap after a comma), never C code. The host reads what the program
+# registers, not what its code happens to print; text of any other shape is an Error
+# rather than a guess.
+_CHECK = re.compile(r'HP_TEST_CHECK\("([A-Za-z0-9_.-]+)",\s*[A-Za-z_]\w*\)'
+                    r'|HP_USER_CHECK\("([A-Za-z0-9_.-]+)",\s*[A-Za-z_]\w*,\s*"([^"\\]*)"\)')
 
 
 def kselftest_checks(path=HP_CHECKS):
-    """[(name, user)] of every check hp_checks.def registers, in its order: @user for the
-    user-space checks of hp_user.c (HP_USER_CHECK). Comments and blank lines aside, each
-    line must be exactly one entry, and a name registered twice is an Error."""
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+    """[(name, user, khc)] of every check hp_checks.def registers, in its order: @user for
+    the user-space checks of hp_user.c (HP_USER_CHECK), @khc their k-h-c checks (None for
+    HP_TEST_CHECK). Comments and white space aside, the file must be entries only, and a
+    name registered twice is an Error."""
+    text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)),
                   read_text(path), flags=re.S)
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        m = _CHECK_LINE.fullmatch(line)
-        if not m:
-            raise Error(f"{path}:{n}: not HP_USER_CHECK(\"name\", function) or "
-                        f"HP_TEST_CHECK(\"name\", function): {line.strip()[:80]!r}")
-        if any(m.group(2) == o for o, _ in out):
-            raise Error(f"{path}:{n}: {m.group(2)} registered twice")
-        out.append((m.group(2), m.group(1) == "USER"))
+    out, pos = [], 0
+    for m in list(_CHECK.finditer(text)) + [None]:
+        gap = text[pos:m.start() if m else len(text)]
+        if gap.strip():
+            n = text.count("\n", 0, pos + len(gap) - len(gap.lstrip())) + 1
+            raise Error(f"{path}:{n}: not HP_TEST_CHECK(\"name\", function) or "
+                        f"HP_USER_CHECK(\"name\", function, \"khc\"): {gap.strip()[:80]!r}")
+        if m is None:
+            break
+        name = m.group(1) or m.group(2)
+        if any(name == o for o, _, _ in out):
+            raise Error(f"{path}:{text.count(chr(10), 0, m.start()) + 1}: {name} registered twice")
+        out.append((name, m.group(2) is not None, m.group(3)))
+        pos = m.end()
     if not out:
         raise Error(f"{path}: no check registered")
     return out
@@ -134,7 +165,7 @@ def kselftest_checks(path=HP_CHECKS):
 def kselftest_names(path=HP_CHECKS):
     """The names of the kselftest runner's user-space lines (the HP_USER_CHECK entries of
     hp_checks.def), in its order."""
-    return [name for name, user in kselftest_checks(path) if user]
+    return [name for name, user, _ in kselftest_checks(path) if user]
 
 
 def kselftest_outcomes(text, names):

@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe: how many of kernel-hardening-checker's checks hardprobe verifies at runtime.
 
-usage: hptool khc-coverage [--list] [--checks FILE] [--options FILE]
+usage: hptool khc-coverage REPORT_JSON [--list] [--checks FILE]
 
 Reads k-h-c's check list (scripts/tests/khc/checks.txt: one line per check as its JSON
 names it, for X86_64 and ARM64, each marked runtime-observable or not and classed
-self-protection, policy knob or build) and scripts/khc-options. A check counts once per
-line of checks.txt; it is covered when its option_name is one that a feature or a kselftest
-user-space line verifies (on either architecture), under either name of a Kconfig rename
-that scripts/kconfig-renames lists. Prints, for the runtime-observable
-checks, covered / total, split self-protection and policy knobs; --list names the covered
-and the uncovered ones.
+self-protection, policy knob or build), the features' k-h-c checks from a report.json of
+this module (each feature's "khc", on both architectures: the record is the same on
+every target) and the kselftest lines' from selftests/hardprobe/hp_checks.def. A check
+counts once per line of checks.txt; it is covered when its option_name is one that a
+feature or a kselftest user-space line verifies (on either architecture), under either
+name of a Kconfig rename that scripts/kconfig-renames lists. Prints, for the
+runtime-observable checks, covered / total, split self-protection and policy knobs;
+--list names the covered and the uncovered ones.
 Exit 2 when a file cannot be read or parsed.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -58,12 +61,17 @@ def coverage(checks, options):
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="hptool khc-coverage", description=__doc__.split("\n")[0])
+    ap.add_argument("report", metavar="REPORT_JSON")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--checks", default=CHECKS)
-    ap.add_argument("--options", default=khc.OPTIONS)
     a = ap.parse_args(argv)
     try:
-        checks, options = read_checks(a.checks), khc.read_options(a.options)
+        try:
+            with open(a.report) as f:
+                report = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Error(f"{a.report}: {getattr(e, 'strerror', None) or e}")
+        checks, options = read_checks(a.checks), khc.options(report, a.report)
     except Error as e:
         print(f"khc_coverage: error: {e}", file=sys.stderr)
         return 2
@@ -74,7 +82,7 @@ def main(argv):
           "not counted below)")
     s_c, s_t = (len(x) for x in cov.get("self", ([], [])))
     p_c, p_t = (len(x) for x in cov.get("policy", ([], [])))
-    print(f"covered by scripts/khc-options: {s_c + p_c} of {s_t + p_t} runtime-observable "
+    print(f"covered by the module's records: {s_c + p_c} of {s_t + p_t} runtime-observable "
           f"({s_c} of {s_t} self-protection, {p_c} of {p_t} policy knobs)")
     if a.list:
         for k in ("self", "policy"):

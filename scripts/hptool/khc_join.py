@@ -17,10 +17,10 @@ is no verdict, and is refused.)
 
 REPORT_JSON is hardprobe's results/<target>/report.json. The checks each feature
 verifies are its "verifies" list (written by hptool collect), or, in a report without it,
-scripts/khc-options for the report's architecture. The kselftest runner's user-space
-lines (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>: no registry
-features) verify
-the checks khc-options lists for them; their outcomes are read from the selftest.ktap
+its "khc" (the module's record) for the report's architecture. The kselftest runner's
+user-space lines (proc_mem_force, umip, null_page, bpf_jit_harden, policy.<knob>: no
+registry features) verify the checks their HP_USER_CHECK entries of
+selftests/hardprobe/hp_checks.def list; their outcomes are read from the selftest.ktap
 beside REPORT_JSON (its "# <name>: <outcome>: ..." lines). Without that file, or
 without a name's line in it, the line is not_run.
 
@@ -103,19 +103,23 @@ def hardprobe_map(path):
             and isinstance(f.get("outcome"), str) for f in feats):
         raise BadInput(f"{path}: not a hardprobe report.json (features[] with feature "
                        "and outcome)")
-    options = khc.read_options()
     arch = (rep.get("kernel") or {}).get("arch") if isinstance(rep.get("kernel"), dict) else None
     by_opt = {}
     for f in feats:
         ver = f.get("verifies")
+        if ver is None and "khc" not in f:
+            raise BadInput(f"{path}: {f['feature']}: neither \"verifies\" nor \"khc\": written by "
+                           "an older hardprobe module; run the target again")
         if ver is None:
-            ver = khc.verifies(options, f["feature"], arch)
+            ver = khc.verifies({f["feature"]: khc.parse_options(f["feature"], f.get("khc"), path)},
+                               f["feature"], arch)
         if not isinstance(ver, list) or not all(isinstance(o, str) for o in ver):
             raise BadInput(f"{path}: {f['feature']}: \"verifies\" is not a list of names")
         for o in ver:
             by_opt.setdefault(o, []).append((f["feature"], f["outcome"]))
     ktap = os.path.join(os.path.dirname(os.path.abspath(path)), "selftest.ktap")
-    names = khc.kselftest_names()
+    options = khc.kselftest_options()
+    names = list(options)
     try:
         with open(ktap, errors="replace") as fh:
             seen = khc.kselftest_outcomes(fh.read(), names)

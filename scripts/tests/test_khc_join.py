@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the join with kernel-hardening-checker (k-h-c): scripts/khc-options
-against the registry and k-h-c's check list, hptool collect's "verifies", hptool khc-join on
-a recorded k-h-c JSON, a recorded report.json and the selftest.ktap beside it
-(scripts/tests/khc/), checks.txt against k-h-c v0.6.17.1's own lists and hptool khc-join on
-its real outputs (at $KHC_LISTS or <repo>/../shared/khc; skipped without them), a
-renamed Kconfig option joined under either name, and
-hptool khc-coverage's figures recounted here.
+"""Host tests of the join with kernel-hardening-checker (k-h-c): the k-h-c checks each
+feature's record names (report.json "khc", the module's HP_FEATURE(.khc = ...)) and each
+kselftest line's (the third column of selftests/hardprobe/hp_checks.def) against k-h-c's
+check list, hptool collect's "verifies", hptool khc-join on a recorded k-h-c JSON, a
+recorded report.json and the selftest.ktap beside it (scripts/tests/khc/), checks.txt
+against k-h-c v0.6.17.1's own lists and hptool khc-join on its real outputs (at $KHC_LISTS
+or <repo>/../shared/khc; skipped without them), a renamed Kconfig option joined under
+either name, and hptool khc-coverage's figures recounted here. The judge's khc-records
+check holds a real run's records to checks.txt (make check, every judged target).
 
-The expected rows are computed here from the two recorded files and khc-options by a
+The expected rows are computed here from the recorded files and hp_checks.def by a
 second, plain reading, never written down. Prints one "check host <name>: ok|FAIL"
 line per test; exit 1 on any FAIL.
 """
@@ -68,13 +70,16 @@ def rows(out):
     return got
 
 
-def plain_options():
-    """{feature: [option]} for x86_64 by a plain reading of khc-options."""
-    out = {}
-    for line in open(khc.OPTIONS):
-        w = line.split("#")[0].split()
-        if w:
-            out[w[0]] = [o.split("@")[0] for o in w[1:] if not o.endswith("@arm64")]
+def plain_options(arch="x86_64"):
+    """{feature or kselftest line: [option]} for @arch (None: both) by a plain reading of the
+    recorded report's "khc" strings and hp_checks.def's HP_USER_CHECK third column."""
+    def keep(words):
+        return [o.split("@")[0] for o in words.split()
+                if "@" not in o or arch is None or o.endswith("@" + arch)]
+    out = {f["feature"]: keep(f["khc"]) for f in json.load(open(REPORT))["features"]}
+    text = re.sub(r"/\*.*?\*/", "", open(khc.HP_CHECKS).read(), flags=re.S)
+    for m in re.finditer(r'HP_USER_CHECK\("([^"]+)",\s*\w+,\s*"([^"]*)"\)', text):
+        out[m.group(1)] = keep(m.group(2))
     return out
 
 
@@ -89,12 +94,6 @@ def plain_renames():
     return out
 
 
-def registry_ids():
-    """The feature ids of module/registry.h in order: its HP_REGISTRY( lines."""
-    text = open(os.path.join(TOP, "module", "registry.h")).read()
-    return re.findall(r"^\s*HP_REGISTRY\((\w+),", text, re.M)
-
-
 def plain_ktap(text):
     """{name: outcome} of a selftest.ktap's "# name: outcome: ..." comment lines."""
     out = {}
@@ -107,15 +106,14 @@ def plain_ktap(text):
 
 def expected(checks, report, ktap_text=None):
     """the rows khc_join must print, computed from the inputs: the report's features,
-    then khc-options' other ids (the kselftest lines) with their outcome in the
+    then hp_checks.def's user-space lines (the kselftest lines) with their outcome in the
     selftest.ktap text (not_run without it). not_run, and unsupported on a policy.*
     line or on bpf_jit_harden (no bpf(), no JIT), are no evidence: never a MISMATCH."""
     outcome = {f["feature"]: f["outcome"] for f in report["features"]}
     lines = plain_ktap(ktap_text or "")
-    reg = set(registry_ids())
     by_opt = {}
     for fid, opts in plain_options().items():
-        if fid not in reg and fid not in outcome:
+        if fid not in outcome:
             outcome[fid] = lines.get(fid, "not_run")
         for o in opts:
             if fid in outcome:
@@ -140,89 +138,71 @@ def expected(checks, report, ktap_text=None):
     return want
 
 
-def id_problems(opts, ids, user):
-    """what is wrong with khc-options' ids: the registry's features first, every one, in
-    registry order; then the kselftest runner's user-space lines, every one, and nothing
-    that is neither."""
-    reg = [i for i in opts if i in ids]
-    other = [i for i in opts if i not in ids]
-    bad = []
-    if reg != ids:
-        missing = [i for i in ids if i not in reg]
-        bad.append(f"registry features missing: {missing}" if missing else "not in registry order")
-    if list(opts)[:len(reg)] != reg:
-        bad.append("a kselftest line before the registry's features")
-    unknown = [i for i in other if i not in user]
-    if unknown:
-        bad.append(f"neither a registry feature nor a kselftest line: {unknown}")
-    missing = [n for n in user if n not in other]
-    if missing:
-        bad.append(f"kselftest lines missing: {missing}")
-    return bad
-
-
 def test_options():
-    ids = registry_ids()
     user = khc.kselftest_names()
-    opts = khc.read_options()
-    bad = id_problems(opts, ids, user)
-    check("khc-options-ids-in-registry", not bad,
-          f"{len(opts)} lines: {len(ids)} registry features, {len(user)} kselftest lines"
-          + ("; " + "; ".join(bad) if bad else ""))
     # the kselftest names as the runner prints them: the recorded selftest.ktap's lines
     ktap = open(SELFTEST).read()
     printed = [n for n in user if re.search(rf"^# {re.escape(n)}: [a-z_]+: ", ktap, re.M)]
-    check("khc-options-kselftest-names", printed == user and len(user) > 10,
+    check("khc-records-kselftest-names", printed == user and len(user) > 10,
           f"{len(user)} names from hp_checks.def" + ("" if printed == user else
           f"; not printed in {os.path.basename(SELFTEST)}: {[n for n in user if n not in printed]}"))
     # the table is read as a declaration list of one shape: anything else is an error
-    bad_defs = {"code": 'HP_USER_CHECK("a.b", f)\nstatic int x;\n',
-                "no quotes": "HP_USER_CHECK(a.b, f)\n",
-                "twice": 'HP_USER_CHECK("a.b", f)\nHP_TEST_CHECK("a.b", g)\n',
-                "empty": "/* HP_USER_CHECK(\"a.b\", f) */\n"}
+    bad_defs = {"code": 'HP_USER_CHECK("a.b", f, "")\nstatic int x;\n',
+                "no quotes": 'HP_USER_CHECK(a.b, f, "")\n',
+                "twice": 'HP_USER_CHECK("a.b", f, "")\nHP_TEST_CHECK("a.b", g)\n',
+                "a user check without its k-h-c column": 'HP_USER_CHECK("a.b", f)\n',
+                "a bad option": 'HP_USER_CHECK("a.b", f, "kernel.x@mips")\n',
+                "empty": '/* HP_USER_CHECK("a.b", f, "") */\n'}
     refused = []
     for label, text in bad_defs.items():
         with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as f:
             f.write(text)
         try:
-            khc.kselftest_names(f.name)
+            khc.kselftest_options(f.name)
         except khc.Error:
             refused.append(label)
         os.unlink(f.name)
     with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as f:
-        f.write('/* HP_USER_CHECK("in.comment", f)\n */\n\nHP_TEST_CHECK("t", g)\n'
-                'HP_USER_CHECK("policy.x", h)\n')
-    good = khc.kselftest_names(f.name)
+        f.write('/* HP_USER_CHECK("in.comment", f, "")\n */\n\nHP_TEST_CHECK("t", g)\n'
+                'HP_USER_CHECK("policy.x", h,\n\t      "kernel.x CONFIG_X@arm64")\n')
+    good = khc.kselftest_options(f.name)
     os.unlink(f.name)
-    check("khc-kselftest-names-one-shape", refused == list(bad_defs) and good == ["policy.x"],
+    check("khc-kselftest-checks-one-shape", refused == list(bad_defs) and good ==
+          {"policy.x": [("kernel.x", None), ("CONFIG_X", "arm64")]},
           f"refused: {', '.join(refused)}; read {good}")
-    from hptool.khc_coverage import read_checks
-    checks = read_checks()
-    known = {c["name"]: c for c in checks}
-    bad = sorted({o for v in opts.values() for o, _ in v if o not in known})
-    check("khc-options-names-in-khc-list", not bad,
-          f"{sum(len(v) for v in opts.values())} options, all in checks.txt" if not bad
-          else f"not k-h-c check names: {bad}")
-    unobs = sorted({o for v in opts.values() for o, _ in v
-                    if o in known and all(c["observable"] != "yes" for c in checks if c["name"] == o)})
-    check("khc-options-runtime-observable", not unobs, ", ".join(unobs))
-    # the control: a misspelled option and an unknown id are caught by the same reading
-    with tempfile.NamedTemporaryFile("w", suffix=".opts", delete=False) as f:
-        f.write("stack_init CONFIG_STACKPROTECTOR_STRONGG\nno_such_feature CONFIG_BUG\n")
-    bad_opts = khc.read_options(f.name)
-    os.unlink(f.name)
-    # ... and a made-up kselftest-style id among the real ones
-    made_up = dict(opts, **{"policy.no_such_knob": [("kernel.dmesg_restrict", None)]})
-    check("khc-options-control", "no_such_feature" not in ids
-          and "CONFIG_STACKPROTECTOR_STRONGG" not in known and "no_such_feature" in bad_opts
-          and "policy.no_such_knob" not in user and any(
-              "policy.no_such_knob" in b for b in id_problems(made_up, ids, user))
-          and id_problems({i: [] for i in ids[1:] + user}, ids, user))
+    # every k-h-c check the kselftest lines and the recorded report's features name is one
+    # of k-h-c's runtime-observable checks: the judge's khc-records check, here on
+    # hp_checks.def and the recorded report (make check runs it on every judged target)
+    from hptool import judge
+    rep = json.load(open(REPORT))
+    rep["features"] += [{"feature": n, "khc": " ".join(o + (f"@{a}" if a else "") for o, a in v)}
+                        for n, v in khc.kselftest_options().items()]
+    got = []
+    judge.khc_records(rep, lambda what, ok, detail="": got.append((what, ok, detail)))
+    check("khc-records-names-observable", len(got) == 1 and got[0][1], got[0][2] if got else "no check")
+    # the control: a misspelled option, and one k-h-c does not rate runtime-observable
+    for f in rep["features"]:
+        if f["feature"] == "stack_init":
+            f["khc"] += " CONFIG_INIT_STACK_ALL_ZEROO CONFIG_DEBUG_WX"
+    bad = []
+    judge.khc_records(rep, lambda what, ok, detail="": bad.append((what, ok, detail)))
+    check("khc-records-control", len(bad) == 1 and not bad[0][1]
+          and "CONFIG_INIT_STACK_ALL_ZEROO" in bad[0][2] and "CONFIG_DEBUG_WX" in bad[0][2],
+          bad[0][2] if bad else "no check")
 
 
 def test_collect_verifies():
     """hptool collect writes each feature's "verifies" into the report.json it finalizes."""
     log = open(os.path.join(HERE, "recorded-x86_64-gcc.log")).read()
+    # the recorded log predates the records: give its report.json the recorded report's
+    # "khc" strings (none for a feature that report lacks), as today's module prints them
+    rec = {f["feature"]: f["khc"] for f in json.load(open(REPORT))["features"]}
+    i = log.index("----- hardprobe:file report.json -----\n") + len("----- hardprobe:file report.json -----\n")
+    j = log.index("----- hardprobe:end report.json -----", i)
+    data = json.loads(log[i:j])
+    for f in data["features"]:
+        f["khc"] = rec.get(f["feature"], "")
+    log = log[:i] + json.dumps(data) + "\n" + log[j:]
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "console.log"), "w") as f:
             f.write(log)
@@ -235,7 +215,7 @@ def test_collect_verifies():
             return
     opts = plain_options()
     feats = rep.get("features", [])
-    wrong = [f["feature"] for f in feats if f.get("verifies") != opts.get(f["feature"])]
+    wrong = [f["feature"] for f in feats if f.get("verifies") != opts.get(f["feature"], [])]
     check("collect-verifies", feats and not wrong,
           f"{len(feats)} features, {sum(len(f.get('verifies', [])) for f in feats)} options"
           + (f"; wrong: {wrong}" if wrong else ""))
@@ -444,7 +424,7 @@ def kstack_row(out):
 def test_join_renamed():
     """a renamed Kconfig option joins under either name: k-h-c v0.6.17.1's
     CONFIG_KSTACK_ERASE and an older one's CONFIG_GCC_PLUGIN_STACKLEAK both join
-    stack_erase, whether khc-options or a report's "verifies" names it."""
+    stack_erase, whether a record or a report's "verifies" names it."""
     report = json.load(open(REPORT))
     se = {f["feature"]: f["outcome"] for f in report["features"]}["stack_erase"]
     text = open(KHC).read()
@@ -460,7 +440,7 @@ def test_join_renamed():
         json.dump(report, open(path, "w"))
         _, out_new, _ = join(new_json, path)
         _, out_old, _ = join(KHC, path)
-        # a report whose "verifies" hptool collect wrote before khc-options said CONFIG_KSTACK_ERASE
+        # a report whose "verifies" hptool collect wrote before the records said CONFIG_KSTACK_ERASE
         ann = khc.annotate(copy.deepcopy(report))
         for f in ann["features"]:
             if f["feature"] == "stack_erase":
@@ -494,9 +474,9 @@ def test_join_renamed():
 
 def test_coverage():
     from hptool.khc_coverage import read_checks
-    p = subprocess.run([*HPTOOL, "khc-coverage"],
+    p = subprocess.run([*HPTOOL, "khc-coverage", REPORT],
                        capture_output=True, text=True, timeout=60)
-    names = {o.split("@")[0] for line in open(khc.OPTIONS) for o in line.split("#")[0].split()[1:]}
+    names = {o for v in plain_options(None).values() for o in v}
     names |= {o for n in list(names) for o in plain_renames().get(n, [])}
     n = {}
     for c in read_checks():
@@ -505,7 +485,7 @@ def test_coverage():
             t[1] += 1
             t[0] += c["name"] in names
     s, pol = n.get("self", [0, 0]), n.get("policy", [0, 0])
-    line = (f"covered by scripts/khc-options: {s[0] + pol[0]} of {s[1] + pol[1]} runtime-observable "
+    line = (f"covered by the module's records: {s[0] + pol[0]} of {s[1] + pol[1]} runtime-observable "
             f"({s[0]} of {s[1]} self-protection, {pol[0]} of {pol[1]} policy knobs)")
     check("khc-coverage-figures", p.returncode == 0 and line in p.stdout.splitlines(), line)
 

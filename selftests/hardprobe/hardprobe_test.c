@@ -841,9 +841,11 @@ static const struct hp_check {
 	const char *name;
 	void (*run)(const char *name);
 	bool user;	/* HP_USER_CHECK: hp_user.c's */
+	const char *khc;	/* the k-h-c checks it verifies (hptool khc-join) */
 } hp_checks[] = {
 #define HP_TEST_CHECK(name_, run_) { .name = name_, .run = run_ },
-#define HP_USER_CHECK(name_, run_) { .name = name_, .run = run_, .user = true },
+#define HP_USER_CHECK(name_, run_, khc_) \
+	{ .name = name_, .run = run_, .user = true, .khc = khc_ },
 #include "hp_checks.def"
 #undef HP_TEST_CHECK
 #undef HP_USER_CHECK
