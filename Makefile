@@ -71,7 +71,7 @@ offcheck:
 # hardprobe and the kernel's own LKDTM on the same kernel: do they agree?
 kaslr:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@BOOTS=$(or $(BOOTS),8) scripts/kaslr-entropy.sh $(TARGET)
+	@PYTHONPATH=scripts python3 -m hptool kaslr $(TARGET) --boots $(or $(BOOTS),8)
 
 lkdtm:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)

@@ -208,7 +208,7 @@ done
 
 # KASLR across boots: the kernel's text must move between four one-probe guests
 hp_say kaslr x86_64-gcc "kaslr.text alone, four boots"
-BOOTS=4 "$HP_TOP/scripts/kaslr-entropy.sh" x86_64-gcc >"$HP_TOP/results/kaslr.log" 2>&1
+hp_tool kaslr x86_64-gcc --boots 4 >"$HP_TOP/results/kaslr.log" 2>&1
 grep '^check ' "$HP_TOP/results/kaslr.log" | record
 grep -q '^check ' "$HP_TOP/results/kaslr.log" ||
 	echo "check x86_64-gcc kaslr-across-boots: FAIL (no result: $(tail -n 1 "$HP_TOP/results/kaslr.log"))" | record

@@ -10,7 +10,8 @@
   matrix-render [--results DIR] [--targets "T ..."]   results/matrix.{md,html,json}
   khc-join KHC_JSON REPORT_JSON [--all]   kernel-hardening-checker's checks beside outcomes
   khc-coverage REPORT [--list]  the k-h-c checks hardprobe verifies at runtime
-  kaslr-entropy NAME CONSOLE... the kernel text's offset across boots (make kaslr)
+  kaslr [TARGET] [--boots N]    kaslr.text alone in N boots: the text's offset across boots (make kaslr)
+  kaslr-entropy NAME CONSOLE... that comparison alone, of the consoles of such boots
   lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
   lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
   offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
@@ -99,7 +100,7 @@ COMMANDS = {
     "judge": "judge.cli", "collect": "collect.cli", "panic-probes": "collect.cli_panic_probes",
     "bench": "bench.cli", "ccprobe": "ccprobe.main", "matrix-render": "matrix.main",
     "khc-join": "khc_join.main", "khc-coverage": "khc_coverage.main",
-    "kaslr-entropy": "kaslr_entropy.main", "lkdtm-compare": "lkdtm_compare.cli",
+    "kaslr-entropy": "kaslr_entropy.main", "kaslr": "kaslr_entropy.cli_run", "lkdtm-compare": "lkdtm_compare.cli",
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",

@@ -1,16 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
-"""hardprobe kaslr across boots: where the kernel's text was at each boot, from the
-consoles of one-probe guests that ran kaslr.text (scripts/kaslr-entropy.sh).
+"""hardprobe kaslr across boots: one boot shows whether the kernel moved, not how far it
+could have. hptool kaslr (make kaslr [TARGET=...] [BOOTS=8]) boots a reference target
+BOOTS times, each a small guest that loads the module and runs kaslr.text alone
+(hardprobe.mode=one:kaslr.text, the one-probe guest of the panicking probes), and compares
+where the kernel's text was: results/<target>/kaslr-entropy.txt, ending in "check <target>
+kaslr-across-boots: ok|FAIL" (exit 1 on FAIL). KVER= as for make run; the module and
+initramfs are built into results/.build/<target>/ as make run builds them.
 
-usage: hptool kaslr-entropy NAME CONSOLE...
+usage: hptool kaslr [TARGET] [--boots N]
+       hptool kaslr-entropy NAME CONSOLE...   (the comparison alone, of consoles at hand)
 
-Prints one line per boot, then the summary and one check line: ok when every boot
-found the text and at least two boots put it at different offsets (a fixed offset,
-zero or not, is no randomization); a boot that did not judge kaslr.text is a FAIL.
+The comparison prints one line per boot, then the summary and one check line: ok when
+every boot found the text and at least two boots put it at different offsets (a fixed
+offset, zero or not, is no randomization); a boot that did not judge kaslr.text is a FAIL.
 """
 import argparse
+import glob
 import math
+import os
 import re
+
+from . import TOP, initramfs, kbuild, kconfig, qemu, say, targets
 
 # the one-probe guest's "cat run" line (the kernel log has no evidence: it may hold the offset)
 RESULT = re.compile(r"^kaslr\.text (\w+) (.*?)\r?$", re.M)
@@ -49,16 +59,64 @@ def main(argv):
     ap.add_argument("name")
     ap.add_argument("consoles", nargs="+", metavar="CONSOLE")
     a = ap.parse_args(argv)
-    name, offsets = a.name, []
-    for n, path in enumerate(a.consoles, 1):
+    lines, ok = compare(a.name, a.consoles)
+    print("\n".join(lines))
+    return 0 if ok else 1
+
+
+def compare(name, consoles):
+    """(lines, ok): a line per boot's console, then the summary and the check line"""
+    offsets, out = [], []
+    for n, path in enumerate(consoles, 1):
         try:
             text = open(path, errors="replace").read()
         except OSError as e:
             text = ""
-            print(f"boot {n}: {path}: {e.strerror}")
+            out.append(f"boot {n}: {path}: {e.strerror}")
         outcome, off = offset(text)
         offsets.append(off)
-        print(f"boot {n}: {outcome or 'no result'}" + (f", offset {off} MiB" if off is not None else ""))
+        out.append(f"boot {n}: {outcome or 'no result'}" + (f", offset {off} MiB" if off is not None else ""))
     lines, ok = summary(name, offsets)
+    return out + lines, ok
+
+
+def cli_run(argv):
+    """hptool kaslr [TARGET] [--boots N]: kaslr.text alone in N boots of a reference target
+    (default x86_64-gcc, 8 boots; env: KVER, RESULTS, CMDLINE, BOOT_TIMEOUT, HP_MTE, SMP)."""
+    ap = argparse.ArgumentParser(prog="hptool kaslr", description=cli_run.__doc__)
+    ap.add_argument("target", nargs="?", default="x86_64-gcc")
+    ap.add_argument("--boots", type=int, default=8)
+    a = ap.parse_args(argv)
+    if a.boots < 1:
+        ap.error("--boots: at least 1")
+    env = os.environ
+    t = targets.resolve(a.target)       # a reference target: its tools checked before a build
+    v = kconfig.kver()
+    configured = targets.is_configured(a.target) and not env.get("KDIR")
+    name = a.target if v == kconfig.KVER_DEFAULT or not configured else f"{a.target}-{v}"
+    results = env.get("RESULTS") or os.path.join(TOP, "results")
+    rdir, mdir = os.path.join(results, name), os.path.join(results, ".build", name)
+    kdir = kbuild.Build(a.target).build(False)
+    image = os.path.join(kdir, qemu.image(t.arch))
+    say("module", name, "building hardprobe.ko and the initramfs")
+    kbuild.module(a.target, kdir, mdir)
+    initrd = os.path.join(mdir, "initramfs.cpio.gz")
+    initramfs.build(t.arch, mdir, os.path.join(mdir, "hardprobe_test"), initrd)
+    os.makedirs(rdir, exist_ok=True)
+    kvm = qemu.kvm_probe(t.arch, image, initrd) == "yes"
+    for old in glob.glob(os.path.join(rdir, "console-kaslr-*.log")):
+        os.remove(old)
+    cmdline = f"panic=-1 tsc=unstable hardprobe.target={name} hardprobe.mode=one:kaslr.text " + \
+        env.get("CMDLINE", "")
+    logs = []
+    for i in range(1, a.boots + 1):
+        say("boot", name, f"kaslr.text alone, boot {i} of {a.boots}")
+        logs.append(os.path.join(rdir, f"console-kaslr-{i}.log"))
+        argv = qemu.command(t.arch, image, initrd, cmdline.strip(), kvm=kvm,
+                            mte=env.get("HP_MTE") == "yes", smp=env.get("SMP") or qemu.SMP_DEFAULT)
+        qemu.boot(argv, logs[-1], int(env.get("BOOT_TIMEOUT") or 600))
+    lines, ok = compare(name, logs)
+    with open(os.path.join(rdir, "kaslr-entropy.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if ok else 1

@@ -999,6 +999,21 @@ def test_kunit_gen():
           "gen(prev, desc) into mainline's field: " + ("refused" if rc else "accepted"))
 
 
+def test_kaslr_args():
+    """hptool kaslr refuses an unknown target and --boots 0 before it builds or boots anything"""
+    env = dict(os.environ, RESULTS=tempfile.mkdtemp(prefix="hp-kaslr-"))
+    p = subprocess.run([*HPTOOL, "kaslr", "no-such-target", "--boots", "2"], capture_output=True,
+                       text=True, env=env, timeout=60)
+    q = subprocess.run([*HPTOOL, "kaslr", "x86_64-gcc", "--boots", "0"], capture_output=True,
+                       text=True, env=env, timeout=60)
+    made = os.listdir(env["RESULTS"])
+    os.rmdir(env["RESULTS"])
+    check("hptool-kaslr-refuses", p.returncode == 1 and "unknown target 'no-such-target'" in p.stderr
+          and q.returncode == 2 and "--boots: at least 1" in q.stderr and not made,
+          f"rc {p.returncode}: {p.stderr.strip()[-80:]} | rc {q.returncode}: "
+          f"{q.stderr.strip().splitlines()[-1] if q.stderr.strip() else ''}")
+
+
 def main():
     rec = recorded()
     test_renames()
@@ -1006,6 +1021,7 @@ def main():
     test_say()
     test_offvariants()
     test_offcheck()
+    test_kaslr_args()
     test_targets(rec)
     test_matrix_targets()
     test_qemu(rec)
