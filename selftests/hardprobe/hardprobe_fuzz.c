@@ -354,6 +354,13 @@ static void writer(int id, long quota)
 			bump(&st->w_eintr);	/* mutex_lock_killable() */
 		} else if (gone_errno(-err)) {
 			bump(&st->w_gone);	/* the module was unloaded under us */
+			/*
+			 * wait for the reload as a reader does: a write to a
+			 * module that is gone takes no time, and a quota spent
+			 * while it is gone would end the storm with no write
+			 * to run in flight for the readers to meet
+			 */
+			usleep(2000);
 		} else {
 			unexpected(&st->w_other, -err, "write %s", w_way_name[way]);
 		}
