@@ -132,9 +132,7 @@ def main(argv):
         if a:
             print(a, c)
     elif cmd == "result-name":
-        v = kconfig.kver()
-        configured = targets.is_configured(args[0]) and not os.environ.get("KDIR")
-        print(args[0] if v == kconfig.KVER_DEFAULT or not configured else f"{args[0]}-{v}")
+        print(targets.result_name(args[0]))
     elif cmd == "image":
         print(qemu.image(args[0]))
     elif cmd == "kvm-probe":

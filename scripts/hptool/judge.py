@@ -194,10 +194,9 @@ def main(rdir, table_path, column=None):
     else:
         check("json", False, json_err)
     outcomes = {f["feature"]: f for f in (data or {}).get("features", [])}
-    if data is not None:
-        khc_records(data, check)
     rules = None
     if data is not None:
+        khc_records(data, check)
         try:
             rules = outcome.rules_of(data, os.path.join(rdir, "report.json"))
         except outcome.RulesError as e:

@@ -20,7 +20,7 @@ import math
 import os
 import re
 
-from . import TOP, initramfs, kbuild, kconfig, qemu, say, targets
+from . import TOP, initramfs, kbuild, qemu, say, targets
 
 # the one-probe guest's "cat run" line (the kernel log has no evidence: it may hold the offset)
 RESULT = re.compile(r"^kaslr\.text (\w+) (.*?)\r?$", re.M)
@@ -91,9 +91,7 @@ def cli_run(argv):
         ap.error("--boots: at least 1")
     env = os.environ
     t = targets.resolve(a.target)       # a reference target: its tools checked before a build
-    v = kconfig.kver()
-    configured = targets.is_configured(a.target) and not env.get("KDIR")
-    name = a.target if v == kconfig.KVER_DEFAULT or not configured else f"{a.target}-{v}"
+    name = targets.result_name(a.target)
     results = env.get("RESULTS") or os.path.join(TOP, "results")
     rdir, mdir = os.path.join(results, name), os.path.join(results, ".build", name)
     kdir = kbuild.Build(a.target).build(False)

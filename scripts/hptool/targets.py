@@ -79,8 +79,17 @@ def is_configured(name, top=TOP):
     return name in table(top) or bool(CLANG_N.match(name))
 
 
+def result_name(name, top=TOP):
+    """the results directory's name of a target: the name, or <name>-<KVER> for a
+    reference kernel of another version than the default (env KVER; not with KDIR, a
+    kernel of the user's own)."""
+    v = kconfig.kver()
+    configured = is_configured(name, top) and not os.environ.get("KDIR")
+    return name if v == kconfig.KVER_DEFAULT or not configured else f"{name}-{v}"
+
+
 # a reference kernel of another version than the default (KVER=6.1): its results are
-# <target>-6.1 (hptool result-name)
+# <target>-6.1 (result_name)
 KVER_SUFFIX = re.compile(r"^(.+)-(%s)$" % "|".join(
     re.escape(v) for v in kconfig.KVERS if v != kconfig.KVER_DEFAULT))
 
