@@ -38,7 +38,7 @@ run:
 		$(if $(filter debian%,$(TARGET)),--debian=$(TARGET)) $(if $(KVER),--kver=$(KVER))
 	@EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		KDIR="$(RUN_KDIR)" KIMAGE="$(if $(KIMAGE),$(abspath $(KIMAGE)))" ARCH="$(ARCH)" \
-		scripts/run.sh $(RUN_TARGET)
+		PYTHONPATH=scripts python3 -m hptool run $(RUN_TARGET)
 
 check:
 	@scripts/check.sh
@@ -46,7 +46,7 @@ check:
 # the cost of each code-changing feature on one target (timed in the guest)
 bench:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@PANIC_GUESTS=no scripts/run.sh $(TARGET) >/dev/null
+	@PANIC_GUESTS=no PYTHONPATH=scripts python3 -m hptool run $(TARGET) >/dev/null
 	@cat results/$(TARGET)/bench-table.txt
 
 # the comparison matrix: run every target (default x86_64-gcc x86_64-clang arm64-gcc

@@ -22,7 +22,7 @@ export HP_STAGES=$R/check-debug-stages.txt
 hp_say run "$t" "boot (${SMP:-4} vCPUs): safe probes, selftests (-s), KUnit, fuzz, ${CYCLES:-1000} raced load/unload cycles, ${CATCHES:-50} catches of each writer death"
 SMP=${SMP:-4} PANIC_GUESTS=no \
 	CMDLINE="hardprobe.mode=safe hardprobe.reports=0 hardprobe.cycles=${CYCLES:-1000} hardprobe.catches=${CATCHES:-50} ${CMDLINE:-}" \
-	RESULTS=$R BOOT_TIMEOUT=${BOOT_TIMEOUT:-7200} "$HP_TOP/scripts/run.sh" "$t" >"$R/$t.run.log" 2>&1 ||
+	RESULTS=$R BOOT_TIMEOUT=${BOOT_TIMEOUT:-7200} hp_tool run "$t" >"$R/$t.run.log" 2>&1 ||
 	tail -n 20 "$R/$t.run.log" >&2
 checked "$t judge" hp_tool judge "$R/$t" "$HP_TOP/scripts/expect.table" "$t"
 

@@ -133,7 +133,7 @@ for spec in :x86_64-gcc 6.1:x86_64-gcc :arm64-clang :debian :debian-6.12 7.1:x86
 		echo "check $t tree: ok ($src71)" | record
 	fi
 	hp_say run "$t" "boot and judge"
-	if ! KVER=$kv RESULTS=$HP_TOP/results "$HP_TOP/scripts/run.sh" "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
+	if ! KVER=$kv RESULTS=$HP_TOP/results hp_tool run "$base" >"$HP_TOP/results/$t.run.log" 2>&1; then
 		tail -n 20 "$HP_TOP/results/$t.run.log" >&2
 	fi
 	checked "$t judge" hp_tool judge "$HP_TOP/results/$t" "$HP_TOP/scripts/expect.table" "$t"
@@ -162,9 +162,9 @@ for v in ${CHECK_VARIANTS:-x86-boot x86-checks slab-debug nomerge kfence}; do
 	O=$HP_TOP/results/off/$v
 	mkdir -p "$O"
 	if [ "$kind" = cmdline ]; then
-		CMDLINE="$value" RESULTS=$O "$HP_TOP/scripts/run.sh" "$vt" >"$O.run.log" 2>&1
+		CMDLINE="$value" RESULTS=$O hp_tool run "$vt" >"$O.run.log" 2>&1
 	else
-		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$vt" >"$O.run.log" 2>&1
+		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O hp_tool run "$vt" >"$O.run.log" 2>&1
 	fi || tail -n 5 "$O.run.log" >&2
 	checked "off $v offcheck" hp_tool offcheck "$v" "$HP_TOP/results/$vt" "$O/$vt" "$feats"
 done
@@ -227,7 +227,7 @@ done
 # without debugfs (lockdown, debugfs=off) autorun=1 must still print a parseable KTAP
 hp_say run x86_64-gcc "boot with debugfs=off hardprobe.autorun=1"
 N=$HP_TOP/results/nodebugfs
-RESULTS=$N CMDLINE="debugfs=off hardprobe.autorun=1" "$HP_TOP/scripts/run.sh" x86_64-gcc \
+RESULTS=$N CMDLINE="debugfs=off hardprobe.autorun=1" hp_tool run x86_64-gcc \
 	>"$HP_TOP/results/nodebugfs.run.log" 2>&1
 # hardprobe's lines of the kernel log, their "[time] hardprobe: " prefix removed by the
 # kernel's own kunit_parser (extract_tap_lines)
@@ -244,7 +244,7 @@ fi
 hp_say run x86_64-gcc "boot with lockdown=integrity"
 LD=$HP_TOP/results/lockdown
 RESULTS=$LD CMDLINE="lockdown=integrity hardprobe.mode=lockdown" PANIC_GUESTS=no \
-	"$HP_TOP/scripts/run.sh" x86_64-gcc >"$HP_TOP/results/lockdown.run.log" 2>&1
+	hp_tool run x86_64-gcc >"$HP_TOP/results/lockdown.run.log" 2>&1
 checked "lockdown judge" hp_tool judge --lockdown "$LD/x86_64-gcc"
 
 # the refusal matrix: one guest per setting under which a catch panics, each reading the
@@ -261,7 +261,7 @@ mkdir -p "$RF"
 while IFS='|' read -r name gmode want cmd; do
 	hp_say refusal x86_64-gcc "$name: ${cmd:0:60}"
 	RESULTS=$RF CMDLINE="$cmd hardprobe.mode=$gmode" PANIC_GUESTS=no BOOT_TIMEOUT=300 \
-		"$HP_TOP/scripts/run.sh" x86_64-gcc >"$RF/$name.run.log" 2>&1
+		hp_tool run x86_64-gcc >"$RF/$name.run.log" 2>&1
 	rm -rf "${RF:?}/$name"
 	mv "$RF/x86_64-gcc" "$RF/$name"
 	checked "refusals-$name judge" hp_tool judge --refusals "$name" "$want" "$RF/$name"

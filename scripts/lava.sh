@@ -21,7 +21,7 @@ LOG=$L/check.log
 # the run this job must agree with: this checkout's make run of the target
 if [ ! -s "$R/report.json" ] || [ ! -f "$M/hardprobe.ko" ] || [ ! -s "$R/build-info.txt" ]; then
 	hp_say lava "$name" "no run of this target in this checkout: make run TARGET=$t first"
-	"$HP_TOP/scripts/run.sh" "$t" >"$HP_TOP/results/$name.run.log" 2>&1 ||
+	hp_tool run "$t" >"$HP_TOP/results/$name.run.log" 2>&1 ||
 		hp_die "make run TARGET=$t failed: see results/$name.run.log"
 fi
 B=$(sed -n 's/^build_dir: //p' "$R/build-info.txt")

@@ -20,7 +20,7 @@ R=${RESULTS:-$HP_TOP/results}/$target
 M=${RESULTS:-$HP_TOP/results}/.build/$target
 if [ ! -f "$R/report.json" ] || [ ! -f "$M/hardprobe.ko" ]; then
 	hp_say lkdtm "$target" "no hardprobe results yet: make run first"
-	"$HP_TOP/scripts/run.sh" "$target" >/dev/null
+	hp_tool run "$target" >/dev/null
 fi
 B=$(hp_tool kernel "$target")
 L=$M/lkdtm

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# hardprobe matrix (make matrix): scripts/run.sh for each target, one after another (each
+# hardprobe matrix (make matrix): hptool run for each target, one after another (each
 # run also writes the cost per feature, bench.json), then the compiler layer
 # (hptool ccprobe), then hptool matrix-render: results/matrix.md,
 # matrix.html, matrix.json.
@@ -9,8 +9,8 @@
 #        COMPILERS="clang-22 ..." (adds x86_64-clang-N and arm64-clang-N for each),
 #        KVERS="6.1 6.12" (each target once per reference kernel version, side by side:
 #        results/<target>-6.1 beside results/<target>),
-#        RESULTS (default results/), and what run.sh takes (EXTRA_CONFIG, CMDLINE, ...);
-#        HP_MATRIX_RUN: the command run per target instead of scripts/run.sh (for the tests)
+#        RESULTS (default results/), and what hptool run takes (EXTRA_CONFIG, CMDLINE, ...);
+#        HP_MATRIX_RUN: the command run per target instead of hptool run (for the tests)
 # A target that fails is recorded in results/<target>/matrix-status.json and shown in the
 # matrix; the others still run. Exit status 1 if any target failed, after rendering.
 set -uo pipefail
@@ -43,7 +43,7 @@ n=${#targets[@]}
 # status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG: results/<target>/matrix-status.json
 status() { hp_tool status "$@"; }
 
-# the stage after the last one run.sh recorded in stages.txt
+# the stage after the last one hptool run recorded in stages.txt
 failed_stage() {
 	local last
 	last=$(awk 'END { print $1 }' "$1" 2>/dev/null)
@@ -74,7 +74,7 @@ for t in "${targets[@]}"; do
 		rc=1 stage=target reason=${err#hardprobe: error: }
 		echo "$err" >"$log"
 	else
-		KVER=${kver_of[$t]} RESULTS=$RES ${HP_MATRIX_RUN:-"$HP_TOP/scripts/run.sh"} "$b" 2>&1 | tee "$log" |
+		KVER=${kver_of[$t]} RESULTS=$RES ${HP_MATRIX_RUN:-hp_tool run} "$b" 2>&1 | tee "$log" |
 			grep --line-buffered '^\[hardprobe' >&2
 		rc=${PIPESTATUS[0]}
 		if [ "$rc" != 0 ]; then
@@ -84,7 +84,7 @@ for t in "${targets[@]}"; do
 			reason="failed at stage $stage (exit $rc)${reason:+: $reason}; see $log"
 		fi
 	fi
-	# the cost per feature: run.sh writes bench.json (hptool bench) when the module's
+	# the cost per feature: hptool run writes bench.json (hptool bench) when the module's
 	# bench ran; without it the cost shows —
 	if [ "$rc" = 0 ] && [ ! -f "$R/bench.json" ]; then
 		hp_say matrix "$t" "target $i/$n: no bench.json (cost: —); see $R/bench-table.txt"

@@ -17,16 +17,16 @@ while IFS=$'\t' read -r name target kind value feats; do
 	mkdir -p "$O"
 	if [ -z "${based[$target]:-}" ]; then
 		hp_say off "$target" "base run"
-		RESULTS=$HP_TOP/results/off/base "$HP_TOP/scripts/run.sh" "$target" \
+		RESULTS=$HP_TOP/results/off/base hp_tool run "$target" \
 			>"$HP_TOP/results/off/base-$target.log" 2>&1 ||
 			tail -n 5 "$HP_TOP/results/off/base-$target.log" >&2
 		based[$target]=1
 	fi
 	hp_say off "$target" "$name: $kind $value"
 	if [ "$kind" = cmdline ]; then
-		CMDLINE="$value" RESULTS=$O "$HP_TOP/scripts/run.sh" "$target" >"$O/run.log" 2>&1
+		CMDLINE="$value" RESULTS=$O hp_tool run "$target" >"$O/run.log" 2>&1
 	else
-		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O "$HP_TOP/scripts/run.sh" "$target" >"$O/run.log" 2>&1
+		EXTRA_CONFIG=$HP_TOP/$value RESULTS=$O hp_tool run "$target" >"$O/run.log" 2>&1
 	fi || tail -n 5 "$O/run.log" >&2
 	hp_tool offcheck "$name" "$HP_TOP/results/off/base/$target" \
 		"$O/$target" "$feats" || fail=1

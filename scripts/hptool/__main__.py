@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """python3 -m hptool <subcommand> ...  (PYTHONPATH=scripts; the bench's shell scripts call it)
 
+  run [TARGET]                  kernel, module, initramfs, the guests, results/<target>/ (make run;
+                                env KSRC, KVER, EXTRA_CONFIG, CMDLINE, RESULTS, BOOT_TIMEOUT, SMP,
+                                KDIR, KIMAGE, ARCH, PANIC_GUESTS; hptool run -h)
   judge RESULTS_DIR TABLE [TARGET] | --lockdown DIR | --refusals SETTING all|any DIR
                                 judge a results directory ("check" lines; hptool judge -h)
   collect RESULTS_DIR TARGET    split a guest's console.log into the results files
@@ -27,6 +30,8 @@
                                 when killed); --print: the QEMU command line only
   renames [--write]             module/lib/renames.h (HP_CONFIG_*, HP_SYM_*) from scripts/kconfig-renames
 
+  debian series|arch NAME | kernel SERIES | pkgs SERIES [ARCH]   Debian's own kernels: a
+                                target's series and arch, the installed kernel, the archive's
   target NAME [--kdir DIR]      "ARCH COMPILER" of a target, its tools checked (--kdir: a kernel
                                 the bench did not configure, from its .config)
   kmake TARGET KDIR [make args...]   the kernel's make in KDIR with the target's arch and
@@ -80,6 +85,7 @@
 import json
 import os
 import sys
+import time
 
 from . import CACHE, Error, say
 from . import expect, findings, kcidb, kconfig, ktap, lava, objdeps, offvariants, qemu, symbols, tally, targets
@@ -104,6 +110,7 @@ COMMANDS = {
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
+    "run": "run.cli", "debian": "debian.cli",
 }
 
 
@@ -112,6 +119,9 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     cmd, args = argv[0], list(argv[1:])
+    # the progress lines' clock starts with the first command of a make target (lib.sh's
+    # HP_T0), or here
+    os.environ.setdefault("HP_T0", str(int(time.time())))
     if cmd in COMMANDS:
         import importlib
         mod, fn = COMMANDS[cmd].split(".")
@@ -251,7 +261,6 @@ def main(argv):
     elif cmd == "expect":
         sys.stdout.write(expect.parse(args[0]).render(args[1]))
     elif cmd == "stage-timings":
-        import time
         from . import stage_timings
         with open(args[0]) as f:
             rows, span = stage_timings(f.read(), int(time.time()))

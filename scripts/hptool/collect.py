@@ -259,7 +259,7 @@ def collect(rdir, target):
         try:
             data = json.loads(files["report.json"])
             # a panicking probe of the report that the probes file lacks got no guest
-            # (run.sh picks them from that file): an error, never the module's not_run
+            # (hptool run picks them from that file): an error, never the module's not_run
             listed = {p["probe"] for p in panic}
             for feat in data.get("features", []):
                 for p in feat.get("probes", []):

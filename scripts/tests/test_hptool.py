@@ -999,6 +999,32 @@ def test_kunit_gen():
           "gen(prev, desc) into mainline's field: " + ("refused" if rc else "accepted"))
 
 
+def test_run_args():
+    """hptool run refuses an unknown target and a kernel of one's own without both KDIR and
+    KIMAGE, or without Module.symvers, before it builds, boots or writes anything"""
+    res = tempfile.mkdtemp(prefix="hp-run-")
+    kdir = tempfile.mkdtemp(prefix="hp-run-kdir-")
+    image = os.path.join(kdir, "bzImage")
+    open(image, "w").close()
+    got = []
+    for target, extra, want in (
+            ("no-such-target", {}, "unknown target 'no-such-target'"),
+            ("custom", {"KDIR": kdir}, "needs both KDIR="),
+            ("custom", {"KIMAGE": image}, "needs both KDIR="),
+            ("custom", {"KDIR": kdir, "KIMAGE": image + ".gone"}, "no such file"),
+            ("custom", {"KDIR": kdir, "KIMAGE": image}, "no Module.symvers")):
+        env = {k: v for k, v in os.environ.items() if k not in ("KDIR", "KIMAGE")}
+        env.update(extra, RESULTS=res)
+        p = subprocess.run([*HPTOOL, "run", target], capture_output=True, text=True, env=env, timeout=60)
+        got.append((p.returncode == 1 and want in p.stderr, f"{target} {sorted(extra)}: {p.returncode} "
+                    f"{p.stderr.strip()[-120:]!r}"))
+    made = os.listdir(res)
+    shutil.rmtree(res)
+    shutil.rmtree(kdir)
+    check("hptool-run-refuses", all(ok for ok, _ in got) and not made,
+          "; ".join(d for ok, d in got if not ok) + (f" wrote {made}" if made else ""))
+
+
 def test_kaslr_args():
     """hptool kaslr refuses an unknown target and --boots 0 before it builds or boots anything"""
     env = dict(os.environ, RESULTS=tempfile.mkdtemp(prefix="hp-kaslr-"))
@@ -1021,6 +1047,7 @@ def main():
     test_say()
     test_offvariants()
     test_offcheck()
+    test_run_args()
     test_kaslr_args()
     test_targets(rec)
     test_matrix_targets()

@@ -325,7 +325,7 @@ def main(argv):
           and all(o == "failed" for o, _ in [r[2] for r in hp2.rows.values()])
           and tgt["x86_64-clang"]["status"] == "missing", tgt["arm64-gcc"]["reason"])
 
-    # 3. make matrix's driver, with a stand-in for run.sh (no kernel, no QEMU)
+    # 3. make matrix's driver, with a stand-in for hptool run (no kernel, no QEMU)
     fake = os.path.join(tmp, "fake-run.sh")
     with open(fake, "w") as f:
         f.write("#!/bin/bash\nR=$RESULTS/$1; mkdir -p $R; echo kernel 1.0 >$R/stages.txt\n"

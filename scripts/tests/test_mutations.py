@@ -125,7 +125,7 @@ def table(log, d):
 
 class Run:
     """collect and judge one console log (and the panicking probes' guest logs), as
-    run.sh and check.sh do; mutate(rdir) changes the results dir between the two"""
+    hptool run and check.sh do; mutate(rdir) changes the results dir between the two"""
 
     def __init__(self, console, guests=None, mutate=None):
         d = tempfile.mkdtemp(prefix="hp-mut-")
@@ -281,7 +281,7 @@ def main():
         r.failed("guest-finished") and "Kernel panic" in r.out and r.collect_rc != 0 and
         any("Kernel panic" in p for p in r.problems), r.say())})
 
-    # 6. a panicking probe missing from probes.txt: run.sh gives it no guest of its own
+    # 6. a panicking probe missing from probes.txt: hptool run gives it no guest of its own
     r = Run(edit_frame(log, "probes.txt",
                        lambda t: "".join(ln for ln in t.splitlines(True)
                                          if not ln.startswith("stack_canary.smash "))))
