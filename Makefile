@@ -66,7 +66,7 @@ matrix-render:
 # features turned off (scripts/off-variants): vulnerable, and nothing else changes
 offcheck:
 	@scripts/deps.sh --arm64
-	@OFF="$(OFF)" scripts/offcheck.sh
+	@OFF="$(OFF)" PYTHONPATH=scripts python3 -m hptool off
 
 # hardprobe and the kernel's own LKDTM on the same kernel: do they agree?
 kaslr:
@@ -75,7 +75,7 @@ kaslr:
 
 lkdtm:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@scripts/lkdtm.sh $(TARGET)
+	@PYTHONPATH=scripts python3 -m hptool lkdtm $(TARGET)
 
 # the LAVA job (lava/) run by Debian's lava-dispatcher alone, each result beside report.json's
 lava:

@@ -216,7 +216,7 @@ grep -q '^check ' "$HP_TOP/results/kaslr.log" ||
 # hardprobe and the kernel's own LKDTM must agree on the same kernel
 for t in x86_64-gcc arm64-clang; do
 	hp_say lkdtm "$t" "LKDTM tests, compared with hardprobe's outcomes"
-	if "$HP_TOP/scripts/lkdtm.sh" "$t" >"$HP_TOP/results/$t.lkdtm.log" 2>&1; then
+	if hp_tool lkdtm "$t" >"$HP_TOP/results/$t.lkdtm.log" 2>&1; then
 		echo "check $t lkdtm-agreement: ok ($(tail -n 1 "$HP_TOP/results/$t.lkdtm.log"))" | record
 	else
 		echo "check $t lkdtm-agreement: FAIL ($(tail -n 1 "$HP_TOP/results/$t.lkdtm.log"))" | record

@@ -15,8 +15,12 @@
   khc-coverage REPORT [--list]  the k-h-c checks hardprobe verifies at runtime
   kaslr [TARGET] [--boots N]    kaslr.text alone in N boots: the text's offset across boots (make kaslr)
   kaslr-entropy NAME CONSOLE... that comparison alone, of the consoles of such boots
+  lkdtm [TARGET]                LKDTM built against the target's kernel, its tests in one guest,
+                                compared with hardprobe's outcomes (make lkdtm)
   lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
   lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
+  off [NAME,...]                each off-variant's run beside its target's base run, then offcheck
+                                (make offcheck; default: every variant of scripts/off-variants)
   offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
   kernel TARGET [--prepare]     the target's kernel, configured and built (--prepare: for module
                                 builds only), cached; prints its build directory (env KSRC, KVER,
@@ -110,7 +114,7 @@ COMMANDS = {
     "lkdtm-guest-list": "lkdtm_compare.cli_guest_list", "offcheck": "offcheck.main",
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
-    "run": "run.cli", "debian": "debian.cli",
+    "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
 }
 
 

@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe vs LKDTM on the same kernel.
 
-usage: hptool lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]
+usage: hptool lkdtm [TARGET]       (make lkdtm) the whole comparison: the kernel's own LKDTM
+                                   (drivers/misc/lkdtm) built as a module against the
+                                   target's kernel, one guest running the tests
+                                   scripts/lkdtm/map names, each in a child shell, then the
+                                   comparison below into results/<target>/lkdtm-compare.txt
+                                   (make run first when the target has no results)
+       hptool lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]
        hptool lkdtm-guest-list MAP TESTS_TXT [UNLISTED]
                                    (the tests the guest runs: "TEST REPEAT")
 MAP is hardprobe's side only: which LKDTM test exercises which hardprobe feature,
@@ -22,11 +28,16 @@ compares the verdict per feature with hardprobe's outcome in
 RESULTS_DIR/report.json. Prints a table; exits 1 if they disagree anywhere.
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 
+from . import SCRIPTS, TOP, Error, say
 from .collect import frames, read
 
 TS = re.compile(r"^\[\s*[0-9.]+\]\s?")
@@ -241,3 +252,69 @@ def cli_guest_list(args):
     print("\n".join(guest_list(hardprobe_map(read(a.map)),
                                all_tests(read(a.tests_txt), read(a.unlisted) if a.unlisted else None))))
     return 0
+
+
+def cli_run(args):
+    """hptool lkdtm [TARGET]: LKDTM's tests and hardprobe's outcomes on one kernel (env:
+    RESULTS, BOOT_TIMEOUT, HP_MTE, SMP, KSRC)"""
+    from . import initramfs, kbuild, kconfig, qemu, targets
+    ap = argparse.ArgumentParser(prog="hptool lkdtm", description=cli_run.__doc__)
+    ap.add_argument("target", nargs="?", default="x86_64-gcc")
+    a = ap.parse_args(args)
+    env = os.environ
+    t = targets.resolve(a.target)
+    ksrc = kconfig.ksrc(say=say)[0]
+    tests_txt = os.path.join(ksrc, "tools", "testing", "selftests", "lkdtm", "tests.txt")
+    if not os.path.isfile(tests_txt):
+        raise Error(f"no {tests_txt}: LKDTM's expectations come from the kernel source")
+    lmap, unlisted = (os.path.join(TOP, "scripts", "lkdtm", f) for f in ("map", "unlisted"))
+    results = os.path.abspath(env.get("RESULTS") or os.path.join(TOP, "results"))
+    rdir, mdir = os.path.join(results, a.target), os.path.join(results, ".build", a.target)
+    if not (os.path.isfile(os.path.join(rdir, "report.json")) and os.path.isfile(os.path.join(mdir, "hardprobe.ko"))):
+        say("lkdtm", a.target, "no hardprobe results yet: make run first")
+        if subprocess.run([sys.executable, "-m", "hptool", "run", a.target], stdout=subprocess.DEVNULL,
+                          env=dict(env, PYTHONPATH=SCRIPTS)).returncode:
+            raise Error(f"make run TARGET={a.target} failed")
+    kdir = kbuild.Build(a.target).build(False)
+    ldir = os.path.join(mdir, "lkdtm")
+    say("lkdtm", a.target, f"building lkdtm.ko from {ksrc}/drivers/misc/lkdtm")
+    shutil.rmtree(ldir, ignore_errors=True)
+    src, guest = os.path.join(ldir, "src"), os.path.join(ldir, "guest")
+    shutil.copytree(os.path.join(ksrc, "drivers", "misc", "lkdtm"), src)
+    os.makedirs(guest)
+    # x86 exports native_write_cr4 only to an in-tree LKDTM (UNSET_SMEP, not run here): out
+    # of tree that one call becomes a no-op
+    bugs = os.path.join(src, "bugs.c")
+    with open(bugs) as f:
+        text = f.read()
+    with open(bugs, "w") as f:
+        f.write(text.replace("native_write_cr4", "hp_lkdtm_no_write_cr4"))
+    compat = os.path.join(src, "hp_compat.h")
+    with open(compat, "w") as f:
+        f.write("static void __attribute__((unused)) hp_lkdtm_no_write_cr4(unsigned long v) { }\n")
+    log = os.path.join(ldir, "build.log")
+    with open(log, "wb") as f:
+        rc = subprocess.run(["make", "-C", kdir, *t.make_args(), f"M={src}", "CONFIG_LKDTM=m",
+                             f"KCFLAGS=-include {compat}", "modules"], stdout=f, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env=kbuild.make_env(kdir)).returncode
+    if rc:
+        print("\n".join(open(log, errors="replace").read().splitlines()[-20:]), file=sys.stderr)
+        raise Error(f"{a.target}: lkdtm.ko build failed (log: {log})")
+    shutil.copy(os.path.join(src, "lkdtm.ko"), guest)
+    with open(os.path.join(guest, "lkdtm-tests"), "w") as f:
+        f.write("\n".join(guest_list(hardprobe_map(read(lmap)), all_tests(read(tests_txt), read(unlisted)))) + "\n")
+    initrd = os.path.join(ldir, "initramfs.cpio.gz")
+    initramfs.build(t.arch, mdir, os.path.join(mdir, "hardprobe_test"), initrd, guest)
+    timeout = int(env.get("BOOT_TIMEOUT") or 600)
+    say("boot", a.target, f"LKDTM tests in one guest (TCG), timeout {timeout} s")
+    qemu.boot(qemu.command(t.arch, os.path.join(kdir, qemu.image(t.arch)), initrd,
+                           f"panic=-1 log_buf_len=4M tsc=unstable hardprobe.target={a.target} hardprobe.mode=lkdtm",
+                           mte=env.get("HP_MTE") == "yes", smp=env.get("SMP") or qemu.SMP_DEFAULT),
+              os.path.join(rdir, "console-lkdtm.log"), timeout)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(rdir, lmap, tests_txt, unlisted)
+    with open(os.path.join(rdir, "lkdtm-compare.txt"), "w") as f:
+        f.write(out.getvalue())
+    sys.stdout.write(out.getvalue())
+    return rc

@@ -10,7 +10,11 @@ protected on the variant. The same pair of kernels, read the other way round. A 
 written *feature is a CPU bug the variant forces on a CPU the kernel calls not affected
 (retbleed=force): unsupported on the base run, protected on the variant.
 
-usage: hptool offcheck NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
+usage: hptool off [NAME,...]   (make offcheck [OFF=name,...]) for each variant of
+       scripts/off-variants (default: all), its target as it is (once per target, into
+       results/off/base/) and with the variant (boot parameters, or a config fragment:
+       a kernel build of its own, into results/off/<name>/), then the check below
+       hptool offcheck NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
   BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
 Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature. A feature
 inconclusive by chance on either run (report.json "chance": a random draw of that
@@ -18,8 +22,10 @@ boot hid the protection) is not compared: SKIP, never ok."""
 import argparse
 import json
 import os
+import subprocess
+import sys
 
-from . import outcome
+from . import SCRIPTS, TOP, outcome, say
 
 
 def load(d):
@@ -111,3 +117,45 @@ def main(argv):
           (name, "ok" if not changed else "FAIL", same, changed,
            ", %d not compared: inconclusive by chance" % drawn if drawn else ""))
     return 1 if fails else 0
+
+
+def run_variant(target, rdir, log, kind=None, value=None):
+    """hptool run of @target into @rdir (RESULTS), its output into @log; with a variant's
+    boot parameters (cmdline) or config fragment (config, a path under the checkout).
+    False (and the log's last lines on stderr) when the run failed."""
+    env = dict(os.environ, RESULTS=rdir, PYTHONPATH=SCRIPTS)
+    if kind == "cmdline":
+        env["CMDLINE"] = value
+    elif kind == "config":
+        env["EXTRA_CONFIG"] = os.path.join(TOP, value)
+    os.makedirs(rdir, exist_ok=True)
+    with open(log, "wb") as f:
+        rc = subprocess.run([sys.executable, "-m", "hptool", "run", target], stdout=f,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env).returncode
+    if rc:
+        print("\n".join(open(log, errors="replace").read().splitlines()[-5:]), file=sys.stderr)
+    return rc == 0
+
+
+def cli_run(argv):
+    """hptool off [NAME,...]: the off-variants' runs and their checks"""
+    from . import offvariants
+    ap = argparse.ArgumentParser(prog="hptool off", description=cli_run.__doc__)
+    ap.add_argument("names", nargs="?", default=os.environ.get("OFF", ""),
+                    help="comma-separated variant names (default: env OFF, else all)")
+    a = ap.parse_args(argv)
+    variants = offvariants.select(offvariants.parse(), a.names)
+    off = os.path.join(TOP, "results", "off")
+    fail, based = 0, set()
+    for v in variants:
+        t = v["target"]
+        if t not in based:
+            say("off", t, "base run")
+            run_variant(t, os.path.join(off, "base"), os.path.join(off, f"base-{t}.log"))
+            based.add(t)
+        say("off", t, f"{v['name']}: {v['kind']} {v['value']}")
+        o = os.path.join(off, v["name"])
+        run_variant(t, o, os.path.join(o, "run.log"), v["kind"], v["value"])
+        sys.stdout.flush()
+        fail |= main([v["name"], os.path.join(off, "base", t), os.path.join(o, t), v["features"]]) != 0
+    return 1 if fail else 0

@@ -808,7 +808,7 @@ def test_symbols():
 
 
 def test_offvariants():
-    """the variants as offcheck.sh's read loop (IFS='|', trimmed) split them before."""
+    """the variants as the old offcheck.sh's read loop (IFS='|', trimmed) split them before."""
     vs = offvariants.parse()
     want = []
     for line in open(os.path.join(SCRIPTS, "off-variants")):
@@ -1023,6 +1023,12 @@ def test_run_args():
     shutil.rmtree(kdir)
     check("hptool-run-refuses", all(ok for ok, _ in got) and not made,
           "; ".join(d for ok, d in got if not ok) + (f" wrote {made}" if made else ""))
+    # make offcheck's and make lkdtm's commands: a wrong name is refused before any run
+    p = subprocess.run([*HPTOOL, "off", "x86-boot,no-such-variant"], capture_output=True, text=True, timeout=60)
+    q = subprocess.run([*HPTOOL, "lkdtm", "no-such-target"], capture_output=True, text=True, timeout=60)
+    check("hptool-off-lkdtm-refuse", p.returncode == 1 and "no variant no-such-variant" in p.stderr
+          and q.returncode == 1 and "unknown target 'no-such-target'" in q.stderr,
+          f"off: {p.returncode} {p.stderr.strip()[-100:]!r}; lkdtm: {q.returncode} {q.stderr.strip()[-100:]!r}")
 
 
 def test_kaslr_args():
