@@ -57,7 +57,7 @@ matrix:
 		scripts/deps.sh --arm64 $(foreach v,$(KVERS),--kver=$(v))
 	@TARGETS="$(TARGETS)" COMPILERS="$(COMPILERS)" KVERS="$(KVERS)" \
 		EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
-		scripts/matrix.sh
+		PYTHONPATH=scripts python3 -m hptool matrix
 
 # render the matrix again from the results already there (no runs)
 matrix-render:

@@ -7,9 +7,10 @@
   judge RESULTS_DIR TABLE [TARGET] | --lockdown DIR | --refusals SETTING all|any DIR
                                 judge a results directory ("check" lines; hptool judge -h)
   collect RESULTS_DIR TARGET    split a guest's console.log into the results files
-  panic-probes CONSOLE_LOG      the probes that panic (each gets a guest of its own)
   bench RESULTS_DIR MODULE_BUILD_DIR   the cost table of the code-changing features
   ccprobe [-o FILE] [-v] ...    what each installed compiler accepts and emits (make ccprobe)
+  matrix [TARGET...]            hptool run of each target, the compiler layer, matrix-render
+                                (make matrix; env TARGETS, COMPILERS, KVERS, RESULTS)
   matrix-render [--results DIR] [--targets "T ..."]   results/matrix.{md,html,json}
   khc-join KHC_JSON REPORT_JSON [--all]   kernel-hardening-checker's checks beside outcomes
   khc-coverage REPORT [--list]  the k-h-c checks hardprobe verifies at runtime
@@ -40,12 +41,9 @@
                                 the bench did not configure, from its .config)
   kmake TARGET KDIR [make args...]   the kernel's make in KDIR with the target's arch and
                                 compiler and the build cache's ccache (an external module)
-  matrix-targets [TARGET...]    make matrix's targets, one a line (env TARGETS, COMPILERS)
-  arch-compiler NAME            "ARCH COMPILER" of a target, tools not checked (empty: unknown)
   image ARCH                    the boot image's path in a build directory
   result-name TARGET            the results directory's name: TARGET, or TARGET-<KVER> for a
                                 reference kernel of another version than 6.12 (env KVER)
-  kvm-probe ARCH KERNEL INITRD  yes|no (cached per machine), n/a where KVM cannot be tried
   ksrc [--kver V] [--id]        the kernel source tree's path (--id: its source id), extracted
                                 once (linux-source-<V>; default 6.12, --kver env: KVER's, KSRC)
   fragment TARGET [--stripped]  the target's merged config fragments (+ EXTRA_CONFIG)
@@ -72,7 +70,6 @@
   findings LOG [REPORT_JSON] [--stress yes]  "N first-finding" of a debug kernel's log
                                 up to the stress catches (the probes' intended reports from
                                 REPORT_JSON); --stress yes: of the log after their marker
-  status FILE TARGET STATUS STAGE RC ELAPSED REASON LOG   write matrix-status.json
   stage-timings FILE            the time make check (or check-debug) spent per stage and target,
                                 from its HP_STAGES file (progress lines' times)
   expect TABLE TARGET           one target's deviations in the expectation table
@@ -91,7 +88,7 @@ import os
 import sys
 import time
 
-from . import CACHE, Error, say
+from . import Error, say
 from . import expect, findings, kcidb, kconfig, ktap, lava, objdeps, offvariants, qemu, symbols, tally, targets
 
 
@@ -107,7 +104,7 @@ def opt(args, name, default=None):
 # the subcommands of a module of their own: "module.function", each parsing its arguments
 # with argparse (hptool SUBCOMMAND -h)
 COMMANDS = {
-    "judge": "judge.cli", "collect": "collect.cli", "panic-probes": "collect.cli_panic_probes",
+    "judge": "judge.cli", "collect": "collect.cli",
     "bench": "bench.cli", "ccprobe": "ccprobe.main", "matrix-render": "matrix.main",
     "khc-join": "khc_join.main", "khc-coverage": "khc_coverage.main",
     "kaslr-entropy": "kaslr_entropy.main", "kaslr": "kaslr_entropy.cli_run", "lkdtm-compare": "lkdtm_compare.cli",
@@ -115,6 +112,7 @@ COMMANDS = {
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
     "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
+    "matrix": "matrix_run.cli",
 }
 
 
@@ -135,22 +133,10 @@ def main(argv):
         t = targets.from_config(args[0], kdir) if kdir else targets.resolve(args[0])
         t.make_args()       # an unknown compiler fails here
         print(t.arch, t.compiler)
-    elif cmd == "matrix-targets":
-        names = args or os.environ.get("TARGETS", "").split()
-        ts = targets.matrix_targets(names, os.environ.get("COMPILERS", ""))
-        if not ts:
-            raise Error("no targets")
-        print("\n".join(ts))
-    elif cmd == "arch-compiler":
-        a, c = targets.arch_compiler(args[0])
-        if a:
-            print(a, c)
     elif cmd == "result-name":
         print(targets.result_name(args[0]))
     elif cmd == "image":
         print(qemu.image(args[0]))
-    elif cmd == "kvm-probe":
-        print(qemu.kvm_probe(*args))
     elif cmd == "ksrc":
         v, ident = opt(args, "--kver"), "--id" in args
         path, srcid = kconfig.ksrc(say=say, version=kconfig.kver() if v == "env" else v)
@@ -256,12 +242,6 @@ def main(argv):
                                       findings.intended(args[1]) if len(args) > 1 else (),
                                       findings.probe_reports(args[1]) if len(args) > 1 else {})
         print(len(found), found[0] if found else "")
-    elif cmd == "status":
-        f, t, st, stage, rc, el, reason, log = args[:8]
-        with open(f, "w") as out:
-            json.dump({"schema": 1, "target": t, "status": st, "stage": stage, "rc": int(rc),
-                       "elapsed_s": int(el), "reason": reason, "log": log}, out, indent=1)
-            out.write("\n")
     elif cmd == "expect":
         sys.stdout.write(expect.parse(args[0]).render(args[1]))
     elif cmd == "stage-timings":

@@ -2,7 +2,6 @@
 """hardprobe bench: split a guest console log into results/<target>/ files.
 
 usage: hptool collect RESULTS_DIR TARGET
-       hptool panic-probes CONSOLE_LOG      (names of probes that panic)
 """
 import argparse
 import json
@@ -319,11 +318,3 @@ def cli(args):
     ap.add_argument("target")
     a = ap.parse_args(args)
     return collect(a.results_dir, a.target)
-
-
-def cli_panic_probes(args):
-    ap = argparse.ArgumentParser(prog="hptool panic-probes", description="the probes that panic")
-    ap.add_argument("console_log")
-    a = ap.parse_args(args)
-    print(" ".join(r[0] for r in probe_table(frames(read(a.console_log))) if r[2] == "panic"))
-    return 0

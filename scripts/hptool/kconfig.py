@@ -21,9 +21,9 @@ KVER_DEFAULT = "6.12"
 DEBIAN_KVERS = ("6.12", "6.1")
 
 
-def kver():
-    """the reference kernels' version: KVER from the environment, default 6.12."""
-    v = os.environ.get("KVER") or KVER_DEFAULT
+def kver(v=None):
+    """the reference kernels' version: @v, else KVER from the environment; default 6.12."""
+    v = (os.environ.get("KVER") if v is None else v) or KVER_DEFAULT
     if v not in KVERS:
         raise Error(f"KVER={v}: no such reference kernel version (known: {', '.join(KVERS)}; "
                     "6.12 and 6.1 are Debian's linux-source-<KVER>, 7.1 a tree given as KSRC=)")

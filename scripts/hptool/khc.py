@@ -15,7 +15,7 @@ selftests/hardprobe/hp_checks.def (kselftest_checks), their outcomes from selfte
 import os
 import re
 
-from . import SCRIPTS, TOP, Error, renames
+from . import TOP, Error, renames
 
 HP_CHECKS = os.path.join(TOP, "selftests", "hardprobe", "hp_checks.def")
 ARCHES = ("x86_64", "arm64")

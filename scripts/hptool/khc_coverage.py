@@ -20,9 +20,9 @@ import json
 import os
 import sys
 
-from . import Error, khc
+from . import SCRIPTS, Error, khc
 
-CHECKS = os.path.join(khc.SCRIPTS, "tests", "khc", "checks.txt")
+CHECKS = os.path.join(SCRIPTS, "tests", "khc", "checks.txt")
 CLASSES = {"self": "self-protection", "policy": "policy knobs", "build": "build"}
 
 

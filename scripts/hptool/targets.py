@@ -79,11 +79,11 @@ def is_configured(name, top=TOP):
     return name in table(top) or bool(CLANG_N.match(name))
 
 
-def result_name(name, top=TOP):
+def result_name(name, top=TOP, version=None):
     """the results directory's name of a target: the name, or <name>-<KVER> for a
-    reference kernel of another version than the default (env KVER; not with KDIR, a
-    kernel of the user's own)."""
-    v = kconfig.kver()
+    reference kernel of another version than the default (@version, else env KVER; not
+    with KDIR, a kernel of the user's own)."""
+    v = kconfig.kver(version)
     configured = is_configured(name, top) and not os.environ.get("KDIR")
     return name if v == kconfig.KVER_DEFAULT or not configured else f"{name}-{v}"
 

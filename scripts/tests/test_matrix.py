@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Host-side tests of the matrix renderer (scripts/hptool/matrix.py) and make matrix's driver
-(scripts/matrix.sh) on recorded results, without booting anything; and a look at the HTML
+(hptool matrix) on recorded results, without booting anything; and a look at the HTML
 in headless Chromium.
 
 Prints one "check host <name>: ok|FAIL" line per test; exit 1 on any FAIL.
@@ -335,7 +335,8 @@ def main(argv):
     mres = os.path.join(tmp, "mres")
     env = dict(os.environ, HP_MATRIX_RUN=fake, RESULTS=mres, TARGETS="x86_64-gcc arm64-gcc",
                COMPILERS="clang-999")
-    p = subprocess.run([os.path.join(SCRIPTS, "matrix.sh")], capture_output=True, text=True, env=env)
+    p = subprocess.run([sys.executable, "-m", "hptool", "matrix"], capture_output=True, text=True,
+                       env=dict(env, PYTHONPATH=SCRIPTS))
     st = {}
     for t in ("x86_64-gcc", "arm64-gcc", "x86_64-clang-999", "arm64-clang-999"):
         try:
@@ -344,12 +345,12 @@ def main(argv):
             st[t] = {}
     m3 = json.load(open(os.path.join(mres, "matrix.json"))) if os.path.exists(
         os.path.join(mres, "matrix.json")) else {"targets": []}
-    check("matrix-sh-progress", "matrix   x86_64-gcc     target 1/4" in p.stderr
+    check("matrix-run-progress", "matrix   x86_64-gcc     target 1/4" in p.stderr
           and "target 4/4" in p.stderr, p.stderr.splitlines()[0] if p.stderr else "")
-    check("matrix-sh-failure-not-fatal", p.returncode == 1 and st["x86_64-gcc"].get("status") == "ok"
+    check("matrix-run-failure-not-fatal", p.returncode == 1 and st["x86_64-gcc"].get("status") == "ok"
           and st["arm64-gcc"].get("status") == "failed" and "stand-in failure" in st["arm64-gcc"].get("reason", "")
           and [t["id"] for t in m3["targets"]] == list(st), st["arm64-gcc"].get("reason", ""))
-    check("matrix-sh-clang-n", "clang-999 lld-999 llvm-999" in st["x86_64-clang-999"].get("reason", ""),
+    check("matrix-run-clang-n", "clang-999 lld-999 llvm-999" in st["x86_64-clang-999"].get("reason", ""),
           st["x86_64-clang-999"].get("reason", ""))
     # KVERS: each target once per reference kernel version, the run given its KVER,
     # results/<target>-6.1 beside results/<target>
@@ -361,12 +362,13 @@ def main(argv):
     os.chmod(kfake, 0o755)
     kres = os.path.join(tmp, "kres")
     env = dict(os.environ, HP_MATRIX_RUN=kfake, RESULTS=kres, TARGETS="x86_64-gcc", KVERS="6.1 6.12")
-    p = subprocess.run([os.path.join(SCRIPTS, "matrix.sh")], capture_output=True, text=True, env=env)
+    p = subprocess.run([sys.executable, "-m", "hptool", "matrix"], capture_output=True, text=True,
+                       env=dict(env, PYTHONPATH=SCRIPTS))
     m4 = json.load(open(os.path.join(kres, "matrix.json"))) if os.path.exists(
         os.path.join(kres, "matrix.json")) else {"targets": []}
     seen = [open(os.path.join(kres, t, "kver")).read().strip() if os.path.exists(os.path.join(kres, t, "kver"))
             else None for t in ("x86_64-gcc-6.1", "x86_64-gcc")]
-    check("matrix-sh-kvers", p.returncode == 0 and [t["id"] for t in m4["targets"]] ==
+    check("matrix-run-kvers", p.returncode == 0 and [t["id"] for t in m4["targets"]] ==
           ["x86_64-gcc-6.1", "x86_64-gcc"] and seen == ["6.1", "6.12"]
           and all(t["arch"] == "x86_64" and t["compiler_id"] == "gcc-12" for t in m4["targets"]),
           f"{[t['id'] for t in m4['targets']]}, KVER seen {seen}; {p.stderr.strip().splitlines()[-1:]}")
