@@ -41,7 +41,7 @@ run:
 		PYTHONPATH=scripts python3 -m hptool run $(RUN_TARGET)
 
 check:
-	@scripts/check.sh
+	@PYTHONPATH=scripts python3 -m hptool check
 
 # the cost of each code-changing feature on one target (timed in the guest)
 bench:
@@ -80,7 +80,7 @@ lkdtm:
 # the LAVA job (lava/) run by Debian's lava-dispatcher alone, each result beside report.json's
 lava:
 	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@scripts/lava.sh $(TARGET)
+	@PYTHONPATH=scripts python3 -m hptool lava $(TARGET)
 
 # a LAVA lab on this machine (lava-server, PostgreSQL, lava-worker; no systemd): make lava's
 # job submitted with lavacli, its results read back through the server's API
@@ -90,7 +90,7 @@ lava-lab:
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:
-	@scripts/check-debug.sh
+	@PYTHONPATH=scripts python3 -m hptool check-debug
 
 # drop hardprobe into a kernel tree: make intree KSRC=<tree>
 intree:

@@ -87,7 +87,7 @@ check install "ok (lava-server $(dpkg-query -W -f '${Version}' lava-server), Pos
 if [ ! -s "$L/job.yaml" ] || [ ! -s "$L/device.jinja2" ] || [ ! -s "$L/kernel" ] ||
 	[ ! -s "$L/ramdisk.cpio.gz" ] || [ ! -s "$R/report.json" ]; then
 	hp_say lava-lab "$name" "no make lava inputs in results/lava/$name: make lava TARGET=$t first"
-	"$HP_TOP/scripts/lava.sh" "$t" >"$HP_TOP/results/lava-$name.log" 2>&1
+	hp_tool lava "$t" >"$HP_TOP/results/lava-$name.log" 2>&1
 	if [ ! -s "$L/job.yaml" ] || [ ! -s "$L/device.jinja2" ] || [ ! -s "$R/report.json" ]; then
 		fail inputs "make lava TARGET=$t made no job: see results/lava-$name.log"
 	fi

@@ -19,39 +19,8 @@ hp_say() {
 
 hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 
-# The check log of make check and make check-debug (the caller sets L): "check <what>:
-# ok|FAIL ..." lines, counted at the end by "hptool tally". record: stdin, shown and
-# appended to the log.
-record() { tee -a "${L:?record: no check log L}"; }
-# A program that prints check lines: its lines, and a failure of its own when it exits
-# non-zero (an exception, a crash): a check it never printed is the manifest's business.
-# usage: checked NAME COMMAND...
-checked() {
-	local name=$1 rc
-	shift
-	"$@" | record
-	rc=${PIPESTATUS[0]}
-	[ "$rc" = 0 ] || echo "check $name-exit: FAIL (exited $rc: $(basename "${2:-$1}"))" | record
-}
-
 # hptool: the bench's host tool (scripts/hptool), run as "hp_tool <subcommand>"
 hp_tool() { PYTHONPATH=$HP_TOP/scripts${PYTHONPATH:+:$PYTHONPATH} python3 -m hptool "$@"; }
-
-# hp_target NAME: sets HP_ARCH and HP_COMPILER from scripts/targets, <arch>-clang-<N>
-# included (hptool/targets.py holds the rules; fails when the compiler is missing)
-hp_target() {
-	local tc
-	tc=$(hp_tool target "$1") || exit 1
-	read -r HP_ARCH HP_COMPILER <<<"$tc"
-}
-
-# hp_target_kdir NAME KDIR: like hp_target, for a kernel the bench did not configure
-# (TARGET=debian, KDIR=/KIMAGE=): the architecture and compiler come from KDIR/.config.
-hp_target_kdir() {
-	local tc
-	tc=$(hp_tool target "$1" --kdir "$2") || exit 1
-	read -r HP_ARCH HP_COMPILER <<<"$tc"
-}
 
 # Debian's own kernels (debian, debian-6.12, debian-arm64, ...): scripts/hptool/debian.py
 # hp_debian_series NAME: prints the series ("6.1", "6.12"), or fails for another name
@@ -65,8 +34,6 @@ hp_debian_kernel() { hp_tool debian kernel "${1:?series}"; }
 # the archive offers both the unsigned image and the headers for: prints
 # "linux-image-<v>-unsigned linux-headers-<v>" or nothing
 hp_debian_pkgs() { hp_tool debian pkgs "${1:?series}" ${2:+"$2"}; }
-
-hp_image_name() { hp_tool image "$HP_ARCH" || exit 1; }
 
 # hp_ksrc [--kver env]: the kernel source tree (KSRC, or the Debian package extracted once
 # into the cache): sets HP_KSRC; linux-source-6.12, or with "--kver env" the reference

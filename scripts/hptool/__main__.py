@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """python3 -m hptool <subcommand> ...  (PYTHONPATH=scripts; the bench's shell scripts call it)
 
+  check                         make check: host tests, lint, W=1 builds, the booted targets judged,
+                                variants, LAVA, KASLR, LKDTM, lockdown, refusals, the drop-in
+  check-debug                   make check-debug: the KASAN/kmemleak/lockdep kernel, 4 vCPUs, the
+                                stress run, no finding in its log
   run [TARGET]                  kernel, module, initramfs, the guests, results/<target>/ (make run;
                                 env KSRC, KVER, EXTRA_CONFIG, CMDLINE, RESULTS, BOOT_TIMEOUT, SMP,
                                 KDIR, KIMAGE, ARCH, PANIC_GUESTS; hptool run -h)
@@ -55,6 +59,8 @@
                                 submission of a run (checkout, build, a test per feature and
                                 per probe); --check: validated; --same-paths: another run's
                                 test paths must be the same ("check" line)
+  lava [TARGET]                 make lava: the run's kernel as a LAVA job, run by lava-run, each
+                                result beside report.json's outcome
   lava-job ARCH TARGET KERNEL_URL RAMDISK_URL PROBES [--params P] [--smp N] [--machine M]
            [--append KERNEL_PARAMS]
                                 hardprobe's LAVA job (lava/job-ARCH.yaml.jinja2); PROBES: the
@@ -112,7 +118,8 @@ COMMANDS = {
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
     "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
-    "matrix": "matrix_run.cli",
+    "matrix": "matrix_run.cli", "check": "check.cli", "lava": "lava_run.cli",
+    "check-debug": "check_debug.cli",
 }
 
 

@@ -174,7 +174,7 @@ def variants(name, cases):
     check(name, ok, " | ".join(detail))
 
 
-# 1. a host test program that raises: `checked` (scripts/lib.sh) adds a failure of its
+# 1. a host test program that raises: `checked` (hptool/check.py's Log) adds a failure of its
 # own, and the check it never printed fails by the manifest
 THROWAWAY = """import sys
 print("check host throwaway-first: ok")
@@ -191,12 +191,15 @@ def host_test(mode, manifest):
             f.write(THROWAWAY)
         with open(man, "w") as f:
             f.write("host throwaway-first\nhost throwaway-second\n")
-        p = subprocess.run(["bash", "-c", 'set -uo pipefail; . "$1/lib.sh"; L=$2/check.log; : >"$L"; '
-                            'checked "host throwaway" python3 "$3" "$4" 2>/dev/null; '
-                            'hp_tool tally "$L" ${5:+--manifest "$5"}',
-                            "-", SCRIPTS, d, prog, mode, man if manifest else ""],
-                           capture_output=True, text=True)
-    lines = p.stdout.strip().splitlines()
+        code = ("import sys; from hptool.check import Log; "
+                "Log(sys.argv[1]).checked('host throwaway', ['python3', sys.argv[2], sys.argv[3]])")
+        log = os.path.join(d, "check.log")
+        env = dict(os.environ, PYTHONPATH=SCRIPTS)
+        c = subprocess.run([sys.executable, "-c", code, log, prog, mode], capture_output=True, text=True,
+                           env=env)
+        p = subprocess.run([*HPTOOL, "tally", log, *(["--manifest", man] if manifest else [])],
+                           capture_output=True, text=True, env=env)
+    lines = (c.stdout + p.stdout).strip().splitlines()
     return p.returncode, "; ".join([ln for ln in lines if ": FAIL" in ln] + lines[-1:])
 
 
