@@ -22,7 +22,8 @@ import shutil
 import subprocess
 import sys
 
-from . import SCRIPTS, TOP, Error, kconfig, say, targets
+from . import SCRIPTS, TOP, Error, say
+from . import debian, kconfig, offcheck, offvariants, targets
 
 RESULTS = os.path.join(TOP, "results")
 HOST_TESTS = (
@@ -138,9 +139,10 @@ def to_log(argv, log, env=None):
                               env=env or env_with()).returncode
 
 
-def output(argv, env=None):
-    """(status, stdout) of @argv, its stderr dropped"""
-    p = subprocess.run(argv, capture_output=True, text=True, env=env or env_with(), stdin=subprocess.DEVNULL)
+def output(argv, env=None, quiet=True):
+    """(status, stdout) of @argv; its stderr dropped (@quiet) or shown"""
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if quiet else None, text=True,
+                       env=env or env_with(), stdin=subprocess.DEVNULL)
     return p.returncode, p.stdout.strip()
 
 
@@ -179,7 +181,8 @@ def w1(log, name, kdir, *make_args):
 
 def kernel(target, kver, prepare):
     """the kernel build directory of a reference target (hptool kernel), or None"""
-    rc, out = output(hptool("kernel", target, *(["--prepare"] if prepare else [])), env_with(KVER=kver))
+    rc, out = output(hptool("kernel", target, *(["--prepare"] if prepare else [])), env_with(KVER=kver),
+                     quiet=False)
     return out.splitlines()[-1] if rc == 0 and out else None
 
 
@@ -245,7 +248,6 @@ def main():
             continue
         w1(log, f"{t}-7.1", kdir, "KBUILD_MODPOST_WARN=1")
     # and against Debian's own headers: Debian 12's default kernel (6.1) and its 6.12
-    from . import debian
     for t in ("debian", "debian-6.12"):
         w1(log, t, f"/usr/src/linux-headers-{debian.installed_kernel(debian.series(t)) or ''}")
 
@@ -283,7 +285,6 @@ def main():
     # protected, and nothing else may change: the variants of scripts/off-variants named
     # here, each against the x86_64-gcc run above (x86-checks is a kernel build of its own:
     # cached like the others)
-    from . import offcheck, offvariants
     variants = os.environ.get("CHECK_VARIANTS") or VARIANTS
     for v in variants.split():
         try:
