@@ -363,6 +363,7 @@ def main():
            env_with(RESULTS=nd, CMDLINE="debugfs=off hardprobe.autorun=1"))
     # hardprobe's lines of the kernel log, their "[time] hardprobe: " prefix removed by the
     # kernel's own kunit_parser (extract_tap_lines)
+    os.makedirs(nd, exist_ok=True)      # (a run that failed early made none)
     ak, ap = os.path.join(nd, "autorun.ktap"), os.path.join(nd, "autorun.parsed")
     with open(ak, "w") as f:
         subprocess.run(hptool("ktap-extract", os.path.join(nd, "x86_64-gcc", "dmesg.txt"), "--only", "] hardprobe: "),
