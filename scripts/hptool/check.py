@@ -21,11 +21,13 @@ import re
 import shutil
 import subprocess
 import sys
+import traceback
 
 from . import SCRIPTS, TOP, Error, say
 from . import debian, kconfig, offcheck, offvariants, targets
 
 RESULTS = os.path.join(TOP, "results")
+X86 = os.path.join(RESULTS, "x86_64-gcc")
 HOST_TESTS = (
     ("test_deps", "install step against stand-in tools; pipefail audit of scripts/"),
     ("test_bench", "collector and judge on recorded guest logs"),
@@ -199,24 +201,7 @@ def kunit_parse(ksrc, path, out):
     return to_log(["python3", os.path.join(ksrc, "tools", "testing", "kunit", "kunit.py"), "parse", path], out)
 
 
-def main():
-    log = Log(os.path.join(RESULTS, "check.log"))
-    # the time of each stage, printed at the end (hptool stage-timings)
-    stages = os.path.join(RESULTS, "check-stages.txt")
-    os.environ["HP_STAGES"] = stages
-    open(stages, "w").close()
-    say("deps", "-", "packages (scripts/deps.sh)")
-    # Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1
-    # tree (src71: the cached 7.1 tree's id, empty without one; no71: why its checks are
-    # skipped)
-    rc, src71 = output(hptool("ksrc", "--kver", "env", "--id"), env_with(KVER="7.1"))
-    src71 = src71 if rc == 0 else ""
-    no71 = ("SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> "
-            "once)")
-    deps(["--arm64", "--debian=debian", "--debian=debian-6.12", "--kver=6.1", "--lava"],
-         "clang-22 lld-22 llvm-22" if src71 else "")
-    ksrc = kconfig.ksrc(say=say)[0]
-
+def host_tests(log, ksrc, src71, no71):
     for test, what in HOST_TESTS:
         say("host", "-", what)
         argv = ["python3", os.path.join(SCRIPTS, "tests", f"{test}.py")]
@@ -224,9 +209,13 @@ def main():
             argv += ["--keep", os.path.join(RESULTS, "check-matrix")]
         log.checked(f"host {test}", argv, what=f"{test}.py")
 
+
+def lint(log, ksrc, src71, no71):
     say("lint", "-", "checkpatch --strict")
     log.piped([os.path.join(SCRIPTS, "lint.sh")])
 
+
+def w1_builds(log, ksrc, src71, no71):
     # W=1 (KVER=6.1: linux-source-6.1, the results and checks named <target>-6.1)
     for kv, t, full in W1_BUILDS:
         name = targets.result_name(t, version=kv)
@@ -251,6 +240,8 @@ def main():
     for t in ("debian", "debian-6.12"):
         w1(log, t, f"/usr/src/linux-headers-{debian.installed_kernel(debian.series(t)) or ''}")
 
+
+def boots(log, ksrc, src71, no71):
     table = os.path.join(SCRIPTS, "expect.table")
     for kv, base in BOOTS:
         t = targets.result_name(base, version=kv)
@@ -281,12 +272,13 @@ def main():
             else:
                 log(f"check {t} kunit.py-parse-{f}: FAIL ({last(parsed)})")
 
+
+def variants(log, ksrc, src71, no71):
     # features turned off must come out vulnerable, features turned on (+feature)
     # protected, and nothing else may change: the variants of scripts/off-variants named
     # here, each against the x86_64-gcc run above (x86-checks is a kernel build of its own:
     # cached like the others)
-    variants = os.environ.get("CHECK_VARIANTS") or VARIANTS
-    for v in variants.split():
+    for v in (os.environ.get("CHECK_VARIANTS") or VARIANTS).split():
         try:
             var = offvariants.select(offvariants.parse(), v)[0]
         except Error as e:
@@ -299,29 +291,34 @@ def main():
         log.checked(f"off {v} offcheck", hptool("offcheck", v, os.path.join(RESULTS, vt), os.path.join(o, vt),
                                                  var["features"]), what="offcheck")
 
+
+def ci_names(log, ksrc, src71, no71):
     # two runs of one kernel and module (the x86-boot variant turns features off at boot):
     # a CI system must file their results under the same names, read as Linaro's kselftest
     # parser reads them (a SKIP's reason is part of the name there; no result line carries
     # evidence)
-    x86 = os.path.join(RESULTS, "x86_64-gcc")
     if "x86-boot" in (os.environ.get("CHECK_VARIANTS") or "x86-boot").split():
         say("host", "x86_64-gcc", "CI result names of two runs (x86_64-gcc, x86-boot variant)")
         boot_off = os.path.join(RESULTS, "off", "x86-boot", "x86_64-gcc")
-        log.checked("x86_64-gcc ci-names", hptool("ci-names", x86, boot_off, "--label", "x86_64-gcc ci-names"),
+        log.checked("x86_64-gcc ci-names", hptool("ci-names", X86, boot_off, "--label", "x86_64-gcc ci-names"),
                     what="ci-names")
-        log.checked("x86_64-gcc kcidb-paths", hptool("kcidb", os.path.join(x86, "report.json"), "--same-paths",
+        log.checked("x86_64-gcc kcidb-paths", hptool("kcidb", os.path.join(X86, "report.json"), "--same-paths",
                                                       os.path.join(boot_off, "report.json")), what="kcidb")
 
+
+def kcidb(log, ksrc, src71, no71):
     # KCIDB: the x86_64-gcc run as a KCIDB v5.3 submission, validated against the schema
     # (KCIDB_SCHEMA=, or the copy beside the project); skipped with the reason without one
     schema = os.environ.get("KCIDB_SCHEMA") or os.path.join(TOP, "..", "shared", "kcidb",
                                                             "kcidb-io.schema.v5.3.json")
     if os.path.isfile(schema):
-        log.checked("x86_64-gcc kcidb", hptool("kcidb", os.path.join(x86, "report.json"), "-o",
-                                                os.path.join(x86, "kcidb.json"), "--check", schema), what="kcidb")
+        log.checked("x86_64-gcc kcidb", hptool("kcidb", os.path.join(X86, "report.json"), "-o",
+                                                os.path.join(X86, "kcidb.json"), "--check", schema), what="kcidb")
     else:
         log(f"check kcidb-schema: SKIP (no KCIDB schema at {schema}: KCIDB_SCHEMA=<kcidb-io.schema.v5.3.json>)")
 
+
+def lava(log, ksrc, src71, no71):
     # LAVA: the same kernels as a LAVA job, run by lava-dispatcher alone; each result must
     # equal report.json's outcome (lava-run needs root)
     for t in ("x86_64-gcc", "arm64-clang"):
@@ -337,6 +334,8 @@ def main():
         if not any(ln.startswith("check lava-results") for ln in lines):
             log(f"check lava-results-{t}: FAIL (no result: {last(ll)})")
 
+
+def kaslr(log, ksrc, src71, no71):
     # KASLR across boots: the kernel's text must move between four one-probe guests
     say("kaslr", "x86_64-gcc", "kaslr.text alone, four boots")
     kl = os.path.join(RESULTS, "kaslr.log")
@@ -346,6 +345,8 @@ def main():
     if not got:
         log(f"check x86_64-gcc kaslr-across-boots: FAIL (no result: {last(kl)})")
 
+
+def lkdtm(log, ksrc, src71, no71):
     # hardprobe and the kernel's own LKDTM must agree on the same kernel
     for t in ("x86_64-gcc", "arm64-clang"):
         say("lkdtm", t, "LKDTM tests, compared with hardprobe's outcomes")
@@ -356,6 +357,8 @@ def main():
             log(f"check {t} lkdtm-agreement: FAIL ({last(ll)})",
                 *("    " + ln for ln in tail(ll, 10 ** 6) if " NO " in ln))
 
+
+def nodebugfs(log, ksrc, src71, no71):
     # without debugfs (lockdown, debugfs=off) autorun=1 must still print a parseable KTAP
     say("run", "x86_64-gcc", "boot with debugfs=off hardprobe.autorun=1")
     nd = os.path.join(RESULTS, "nodebugfs")
@@ -373,6 +376,8 @@ def main():
     log(f"check nodebugfs autorun-ktap-in-log: ok ({ran.group(0)})" if ran else
         f"check nodebugfs autorun-ktap-in-log: FAIL ({last(ap)})")
 
+
+def lockdown(log, ksrc, src71, no71):
     # under lockdown no probe may run: the unsigned module is refused (by the kernel's
     # signature rule here; hardprobe's own refusal is checked in kunit.py's built-in boot)
     say("run", "x86_64-gcc", "boot with lockdown=integrity")
@@ -381,6 +386,8 @@ def main():
            env_with(RESULTS=ld, CMDLINE="lockdown=integrity hardprobe.mode=lockdown", PANIC_GUESTS="no"))
     log.checked("lockdown judge", hptool("judge", "--lockdown", os.path.join(ld, "x86_64-gcc")), what="judge")
 
+
+def refusals(log, ksrc, src71, no71):
     # the refusal matrix (one module build for all: the guests share results/refusals/,
     # each result moved aside)
     rf = os.path.join(RESULTS, "refusals")
@@ -396,8 +403,48 @@ def main():
         log.checked(f"refusals-{name} judge", hptool("judge", "--refusals", name, want, os.path.join(rf, name)),
                     what="judge")
 
+
+def intree(log, ksrc, src71, no71):
     # the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
     log.piped([os.path.join(SCRIPTS, "intree-check.sh")])
+
+
+# make check's stages, in order
+STAGES = (host_tests, lint, w1_builds, boots, variants, ci_names, kcidb, lava, kaslr, lkdtm, nodebugfs,
+          lockdown, refusals, intree)
+
+
+def run_stages(log, stages, *args):
+    """each stage on its own: an exception in one is a failure of its own ("check
+    stage-<name>: FAIL"), and the others still run (the checks it never printed fail by
+    the manifest)"""
+    for fn in stages:
+        try:
+            fn(log, *args)
+        except Exception as e:      # noqa: BLE001 -- reported, counted, never lost
+            traceback.print_exc()
+            log(f"check stage-{fn.__name__}: FAIL ({type(e).__name__}: {e})")
+
+
+def main():
+    log = Log(os.path.join(RESULTS, "check.log"))
+    # the time of each stage, printed at the end (hptool stage-timings)
+    stages = os.path.join(RESULTS, "check-stages.txt")
+    os.environ["HP_STAGES"] = stages
+    open(stages, "w").close()
+    say("deps", "-", "packages (scripts/deps.sh)")
+    # Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1
+    # tree (src71: the cached 7.1 tree's id, empty without one; no71: why its checks are
+    # skipped)
+    rc, src71 = output(hptool("ksrc", "--kver", "env", "--id"), env_with(KVER="7.1"))
+    src71 = src71 if rc == 0 else ""
+    no71 = ("SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> "
+            "once)")
+    deps(["--arm64", "--debian=debian", "--debian=debian-6.12", "--kver=6.1", "--lava"],
+         "clang-22 lld-22 llvm-22" if src71 else "")
+    ksrc = kconfig.ksrc(say=say)[0]
+
+    run_stages(log, STAGES, ksrc, src71, no71)
 
     # "N passed, N failed" (.ci/run ends with it); exit 1 on any failure. Every check of
     # scripts/check-manifest must have run (CHECK_VARIANTS, a subset of the variants, runs

@@ -203,6 +203,33 @@ def host_test(mode, manifest):
     return p.returncode, "; ".join([ln for ln in lines if ": FAIL" in ln] + lines[-1:])
 
 
+STAGES = """import sys
+from hptool.check import Log, run_stages
+def first(log):
+    log("check host stage-first: ok")
+def broken(log):
+    log("check host stage-broken-before: ok")
+    raise OSError(2, "a results file the stage took for granted is missing")
+def last(log):
+    log("check host stage-last: ok")
+run_stages(Log(sys.argv[1]), (first, broken, last))
+"""
+
+
+def check_stages():
+    """make check's stages: one that raises is a failure of its own, and the next still runs"""
+    with tempfile.TemporaryDirectory(prefix="hp-mut-") as d:
+        log = os.path.join(d, "check.log")
+        c = subprocess.run([sys.executable, "-c", STAGES, log], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=SCRIPTS))
+        p = subprocess.run([*HPTOOL, "tally", log], capture_output=True, text=True)
+    out = c.stdout.splitlines()
+    check("stage-raises", c.returncode == 0 and p.returncode == 1 and
+          "check stage-broken: FAIL (FileNotFoundError: [Errno 2] a results file the stage took for granted "
+          "is missing)" in out and out[-1] == "check host stage-last: ok" and p.stdout.strip().endswith(
+              "3 passed, 1 failed"), f"{out}; {p.stdout.strip()}")
+
+
 def host_tests():
     rc, out = host_test("pass", True)
     base = rc == 0 and out.endswith("2 passed, 0 failed")
@@ -218,6 +245,7 @@ def host_tests():
 
 def main():
     base_host = host_tests()
+    check_stages()
     log = baseline()
     guests = {"stack_canary.smash": SMASH}
     b = Run(log, guests)
