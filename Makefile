@@ -102,7 +102,7 @@ ccprobe:
 	@PYTHONPATH=scripts python3 -m hptool ccprobe $(if $(V),-v)
 
 lint:
-	@scripts/lint.sh
+	@PYTHONPATH=scripts python3 -m hptool lint
 
 deps:
 	@scripts/deps.sh --arm64

@@ -5,6 +5,7 @@
                                 variants, LAVA, KASLR, LKDTM, lockdown, refusals, the drop-in
   check-debug                   make check-debug: the KASAN/kmemleak/lockdep kernel, 4 vCPUs, the
                                 stress run, no finding in its log
+  lint                          checkpatch --strict on every C file (make lint)
   run [TARGET]                  kernel, module, initramfs, the guests, results/<target>/ (make run;
                                 env KSRC, KVER, EXTRA_CONFIG, CMDLINE, RESULTS, BOOT_TIMEOUT, SMP,
                                 KDIR, KIMAGE, ARCH, PANIC_GUESTS; hptool run -h)
@@ -119,7 +120,7 @@ COMMANDS = {
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
     "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
     "matrix": "matrix_run.cli", "check": "check.cli", "lava": "lava_run.cli",
-    "check-debug": "check_debug.cli",
+    "check-debug": "check_debug.cli", "lint": "lint.cli",
 }
 
 

@@ -212,7 +212,7 @@ def host_tests(log, ksrc, src71, no71):
 
 def lint(log, ksrc, src71, no71):
     say("lint", "-", "checkpatch --strict")
-    log.piped([os.path.join(SCRIPTS, "lint.sh")])
+    log.piped(hptool("lint"))
 
 
 def w1_builds(log, ksrc, src71, no71):
