@@ -18,6 +18,8 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 TARGET ?= x86_64-gcc
+# the bench's host tool: each target below is one of its subcommands (hptool --help)
+HPTOOL = PYTHONPATH=scripts python3 -m hptool
 
 .PHONY: all modules run check check-debug bench kaslr lkdtm lava lava-lab matrix matrix-render intree ccprobe lint deps clean offcheck
 
@@ -30,23 +32,23 @@ modules:
 RUN_KDIR = $(if $(filter command line environment,$(origin KDIR)),$(abspath $(KDIR)))
 RUN_TARGET = $(if $(KIMAGE)$(RUN_KDIR),$(if $(filter command line,$(origin TARGET)),$(TARGET),custom),$(TARGET))
 
-# TARGET=<arch>-clang-<N>: Debian's clang-N lld-N llvm-N (deps.sh installs what is missing)
+# TARGET=<arch>-clang-<N>: Debian's clang-N lld-N llvm-N (hptool deps installs what is missing)
 RUN_CLANG = $(filter clang-%,$(subst -clang-, clang-,$(TARGET)))
 run:
 	@EXTRA_PKGS="$(foreach c,$(RUN_CLANG),$(c) lld-$(c:clang-%=%) llvm-$(c:clang-%=%))" \
-		scripts/deps.sh $(if $(filter arm64% debian-arm64%,$(TARGET) $(ARCH)),--arm64) \
+		$(HPTOOL) deps $(if $(filter arm64% debian-arm64%,$(TARGET) $(ARCH)),--arm64) \
 		$(if $(filter debian%,$(TARGET)),--debian=$(TARGET)) $(if $(KVER),--kver=$(KVER))
 	@EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
 		KDIR="$(RUN_KDIR)" KIMAGE="$(if $(KIMAGE),$(abspath $(KIMAGE)))" ARCH="$(ARCH)" \
-		PYTHONPATH=scripts python3 -m hptool run $(RUN_TARGET)
+		$(HPTOOL) run $(RUN_TARGET)
 
 check:
-	@PYTHONPATH=scripts python3 -m hptool check
+	@$(HPTOOL) check
 
 # the cost of each code-changing feature on one target (timed in the guest)
 bench:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@PANIC_GUESTS=no PYTHONPATH=scripts python3 -m hptool run $(TARGET) >/dev/null
+	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
+	@PANIC_GUESTS=no $(HPTOOL) run $(TARGET) >/dev/null
 	@cat results/$(TARGET)/bench-table.txt
 
 # the comparison matrix: run every target (default x86_64-gcc x86_64-clang arm64-gcc
@@ -54,43 +56,44 @@ bench:
 # results/matrix.md, matrix.html, matrix.json
 matrix:
 	@EXTRA_PKGS="$(foreach c,$(COMPILERS),$(c) lld-$(c:clang-%=%) llvm-$(c:clang-%=%))" \
-		scripts/deps.sh --arm64 $(foreach v,$(KVERS),--kver=$(v))
+		$(HPTOOL) deps --arm64 $(foreach v,$(KVERS),--kver=$(v))
 	@TARGETS="$(TARGETS)" COMPILERS="$(COMPILERS)" KVERS="$(KVERS)" \
 		EXTRA_CONFIG="$(if $(EXTRA_CONFIG),$(abspath $(EXTRA_CONFIG)))" CMDLINE="$(CMDLINE)" \
-		PYTHONPATH=scripts python3 -m hptool matrix
+		$(HPTOOL) matrix
 
 # render the matrix again from the results already there (no runs)
 matrix-render:
-	@PYTHONPATH=scripts python3 -m hptool matrix-render $(if $(TARGETS),--targets "$(TARGETS)")
+	@$(HPTOOL) matrix-render $(if $(TARGETS),--targets "$(TARGETS)")
 
 # features turned off (scripts/off-variants): vulnerable, and nothing else changes
 offcheck:
-	@scripts/deps.sh --arm64
-	@OFF="$(OFF)" PYTHONPATH=scripts python3 -m hptool off
+	@$(HPTOOL) deps --arm64
+	@OFF="$(OFF)" $(HPTOOL) off
+
+# the kernel's text across boots: kaslr.text alone in BOOTS guests (default 8)
+kaslr:
+	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
+	@$(HPTOOL) kaslr $(TARGET) --boots $(or $(BOOTS),8)
 
 # hardprobe and the kernel's own LKDTM on the same kernel: do they agree?
-kaslr:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@PYTHONPATH=scripts python3 -m hptool kaslr $(TARGET) --boots $(or $(BOOTS),8)
-
 lkdtm:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@PYTHONPATH=scripts python3 -m hptool lkdtm $(TARGET)
+	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
+	@$(HPTOOL) lkdtm $(TARGET)
 
 # the LAVA job (lava/) run by Debian's lava-dispatcher alone, each result beside report.json's
 lava:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
-	@PYTHONPATH=scripts python3 -m hptool lava $(TARGET)
+	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
+	@$(HPTOOL) lava $(TARGET)
 
 # a LAVA lab on this machine (lava-server, PostgreSQL, lava-worker; no systemd): make lava's
 # job submitted with lavacli, its results read back through the server's API
 lava-lab:
-	@scripts/deps.sh $(if $(filter arm64%,$(TARGET)),--arm64)
+	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
 	@scripts/lava-lab.sh $(TARGET)
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:
-	@PYTHONPATH=scripts python3 -m hptool check-debug
+	@$(HPTOOL) check-debug
 
 # drop hardprobe into a kernel tree: make intree KSRC=<tree>
 intree:
@@ -99,13 +102,13 @@ intree:
 
 # the compiler layer: gcc-12, aarch64 gcc-12, clang-19, clang-22 (those installed)
 ccprobe:
-	@PYTHONPATH=scripts python3 -m hptool ccprobe $(if $(V),-v)
+	@$(HPTOOL) ccprobe $(if $(V),-v)
 
 lint:
-	@PYTHONPATH=scripts python3 -m hptool lint
+	@$(HPTOOL) lint
 
 deps:
-	@scripts/deps.sh --arm64
+	@$(HPTOOL) deps --arm64
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true

@@ -75,9 +75,9 @@ fail() { check "$1" "FAIL ($2)"; exit 1; }
 why() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c1-300; }
 
 # 1. packages: lava-server (Django, gunicorn; PostgreSQL itself is Debian 12's 15)
-hp_say lava-lab "$name" "packages: lava-dispatcher, lavacli, lava-server (scripts/deps.sh --lava --lava-server)"
-"$HP_TOP/scripts/deps.sh" --lava --lava-server >"$S/log/deps.log" 2>&1 ||
-	fail install "scripts/deps.sh --lava --lava-server: $(why "$S/log/deps.log")"
+hp_say lava-lab "$name" "packages: lava-dispatcher, lavacli, lava-server (hptool deps --lava --lava-server)"
+hp_tool deps --lava --lava-server >"$S/log/deps.log" 2>&1 ||
+	fail install "hptool deps --lava --lava-server: $(why "$S/log/deps.log")"
 for c in gunicorn3 lava-server lava-worker lavacli "$PGBIN/initdb" "$PGBIN/pg_ctl" "$PGBIN/psql"; do
 	command -v "$c" >/dev/null || fail install "$c is missing after the install"
 done

@@ -22,19 +22,6 @@ hp_die() { printf 'hardprobe: error: %s\n' "$*" >&2; exit 1; }
 # hptool: the bench's host tool (scripts/hptool), run as "hp_tool <subcommand>"
 hp_tool() { PYTHONPATH=$HP_TOP/scripts${PYTHONPATH:+:$PYTHONPATH} python3 -m hptool "$@"; }
 
-# Debian's own kernels (debian, debian-6.12, debian-arm64, ...): scripts/hptool/debian.py
-# hp_debian_series NAME: prints the series ("6.1", "6.12"), or fails for another name
-hp_debian_series() { hp_tool debian series "$1"; }
-# hp_debian_arch NAME: the Debian architecture of a Debian kernel target (amd64, arm64)
-hp_debian_arch() { hp_tool debian arch "$1"; }
-# hp_debian_kernel SERIES: the newest installed Debian amd64 kernel of that series that
-# has its headers installed too; prints "<version>" or nothing
-hp_debian_kernel() { hp_tool debian kernel "${1:?series}"; }
-# hp_debian_pkgs SERIES [ARCH]: the newest Debian kernel of that series (default amd64)
-# the archive offers both the unsigned image and the headers for: prints
-# "linux-image-<v>-unsigned linux-headers-<v>" or nothing
-hp_debian_pkgs() { hp_tool debian pkgs "${1:?series}" ${2:+"$2"}; }
-
 # hp_ksrc [--kver env]: the kernel source tree (KSRC, or the Debian package extracted once
 # into the cache): sets HP_KSRC; linux-source-6.12, or with "--kver env" the reference
 # kernels' version KVER (6.12, 6.1, 7.1)

@@ -5,6 +5,8 @@
                                 variants, LAVA, KASLR, LKDTM, lockdown, refusals, the drop-in
   check-debug                   make check-debug: the KASAN/kmemleak/lockdep kernel, 4 vCPUs, the
                                 stress run, no finding in its log
+  deps [--arm64] [--debian[=TARGET]]... [--kver=V] [--lava] [--lava-server]
+                                install the Debian packages the bench needs (make deps; as root)
   lint                          checkpatch --strict on every C file (make lint)
   run [TARGET]                  kernel, module, initramfs, the guests, results/<target>/ (make run;
                                 env KSRC, KVER, EXTRA_CONFIG, CMDLINE, RESULTS, BOOT_TIMEOUT, SMP,
@@ -121,6 +123,7 @@ COMMANDS = {
     "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
     "matrix": "matrix_run.cli", "check": "check.cli", "lava": "lava_run.cli",
     "check-debug": "check_debug.cli", "lint": "lint.cli",
+    "deps": "deps.cli",
 }
 
 

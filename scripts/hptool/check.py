@@ -150,7 +150,7 @@ def output(argv, env=None, quiet=True):
 
 def deps(args, extra_pkgs=""):
     env = env_with(EXTRA_PKGS=(os.environ.get("EXTRA_PKGS", "") + " " + extra_pkgs).strip())
-    if subprocess.run([os.path.join(SCRIPTS, "deps.sh"), *args], env=env).returncode:
+    if subprocess.run(hptool("deps", *args), env=env).returncode:
         raise SystemExit(1)
 
 
@@ -432,7 +432,7 @@ def main():
     stages = os.path.join(RESULTS, "check-stages.txt")
     os.environ["HP_STAGES"] = stages
     open(stages, "w").close()
-    say("deps", "-", "packages (scripts/deps.sh)")
+    say("deps", "-", "packages (hptool deps)")
     # Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1
     # tree (src71: the cached 7.1 tree's id, empty without one; no71: why its checks are
     # skipped)

@@ -32,7 +32,7 @@ def main():
     stages = os.path.join(res, "check-debug-stages.txt")
     os.environ["HP_STAGES"] = stages
     open(stages, "w").close()
-    if subprocess.run([os.path.join(SCRIPTS, "deps.sh")]).returncode:
+    if subprocess.run(hptool("deps"), env=env_with()).returncode:
         return 1
     smp, cycles, catches = env.get("SMP") or "4", env.get("CYCLES") or "1000", env.get("CATCHES") or "50"
     say("run", t, f"boot ({smp} vCPUs): safe probes, selftests (-s), KUnit, fuzz, {cycles} raced load/unload "

@@ -92,7 +92,7 @@ def arm64(ser):
     its scripts are arm64 programs."""
     p = pkgs(ser, "arm64")
     if not p:
-        raise Error(f"no Debian {ser} arm64 kernel in the package lists (run scripts/deps.sh --arm64, "
+        raise Error(f"no Debian {ser} arm64 kernel in the package lists (run hptool deps --arm64, "
                     "as root: it enables the arm64 architecture)")
     v = p[1][len("linux-headers-"):]
     d = os.path.join(CACHE, "debian", v)

@@ -30,7 +30,7 @@ def busybox(arch, cache=CACHE):
     """the path of a static busybox for the guest's architecture"""
     if arch == "x86_64":
         if not (os.access("/bin/busybox", os.X_OK) and is_static("/bin/busybox")):
-            raise Error("no static busybox: install busybox-static (scripts/deps.sh)")
+            raise Error("no static busybox: install busybox-static (hptool deps)")
         return "/bin/busybox"
     d = os.path.join(cache, f"busybox-{arch}")
     exe = os.path.join(d, "bin", "busybox")
@@ -43,7 +43,7 @@ def busybox(arch, cache=CACHE):
         say("fetch", "-", f"busybox-static:{arch} (Debian package, unpacked into the cache)")
         if subprocess.run(["apt-get", "download", f"busybox-static:{arch}"], cwd=debdir,
                           capture_output=True).returncode or not glob.glob(pattern):
-            raise Error(f"cannot download busybox-static:{arch}: run scripts/deps.sh (it enables the "
+            raise Error(f"cannot download busybox-static:{arch}: run hptool deps (it enables the "
                         f"{arch} package architecture)")
     deb = sorted(glob.glob(pattern))[0]
     if subprocess.run(["dpkg-deb", "-x", deb, os.path.join(d, "root")]).returncode:

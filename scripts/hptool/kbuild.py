@@ -213,7 +213,7 @@ def module(name, kdir, out, make_args=()):
         raise Error(f"no {ks}/kselftest.h in the kernel source")
     ucc = t.user_cc()       # the user-space compiler of the arch's record
     if shutil.which(ucc) is None:
-        raise Error(f"{ucc} not found: run scripts/deps.sh")
+        raise Error(f"{ucc} not found: run hptool deps")
     progs = ("hardprobe_test", "hardprobe_fuzz", "hardprobe_trust")
     kst = os.path.join(out, "kselftest")
     os.makedirs(kst, exist_ok=True)

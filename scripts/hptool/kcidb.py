@@ -151,7 +151,7 @@ def validate(sub, schema_path):
     try:
         import jsonschema
     except ImportError:
-        raise Error("no python3-jsonschema: run scripts/deps.sh") from None
+        raise Error("no python3-jsonschema: run hptool deps") from None
     with open(schema_path) as f:
         schema = json.load(f)
     v = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())

@@ -223,7 +223,7 @@ def ksrc(say=None, version=None):
     tarball = f"/usr/src/{pkg}.tar.xz"
     if not os.path.isfile(tarball):
         raise Error(f"no kernel source: install the Debian package {pkg} "
-                    "(scripts/deps.sh) or pass KSRC=<tree>")
+                    "(hptool deps) or pass KSRC=<tree>")
     p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
                        capture_output=True, text=True)
     ver = p.stdout if p.returncode == 0 and p.stdout else "unknown"
@@ -248,7 +248,7 @@ def ksrc_path():
 def compiler_version(cc):
     """the compiler's first --version line."""
     if shutil.which(cc) is None:
-        raise Error(f"compiler {cc} not found: run scripts/deps.sh")
+        raise Error(f"compiler {cc} not found: run hptool deps")
     p = subprocess.run([cc, "--version"], capture_output=True)
     return p.stdout.decode(errors="replace").split("\n", 1)[0]
 

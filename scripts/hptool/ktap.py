@@ -23,7 +23,7 @@ def parser(ksrc=None):
         ksrc = ksrc or kconfig.ksrc_path()
         kdir = os.path.join(ksrc or "", "tools", "testing", "kunit")
         if not ksrc or not os.path.isfile(os.path.join(kdir, "kunit_parser.py")):
-            raise Error("no kunit_parser.py: no kernel source (run scripts/deps.sh and make run once "
+            raise Error("no kunit_parser.py: no kernel source (run hptool deps and make run once "
                         "to extract linux-source-6.12, or pass KSRC=<tree>)")
         sys.path.insert(0, kdir)
         try:

@@ -25,7 +25,7 @@ from . import kcidb
 LAVA_DIR = os.path.join(TOP, "lava")
 LAVA_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
 STATUS = {"PASS": "pass", "FAIL": "fail", "ERROR": "fail", "SKIP": "skip"}
-# a lab's own, lava-server's, and its templates alone unpacked by scripts/deps.sh --lava
+# a lab's own, lava-server's, and its templates alone unpacked by hptool deps --lava
 DEVICE_TYPES = ("/etc/lava-server/dispatcher-config/device-types",
                 "/usr/share/lava-server/device-types",
                 os.path.join(CACHE, "lava", "server", "usr", "share", "lava-server", "device-types"))
@@ -84,7 +84,7 @@ def device_types(extra=None):
     for d in ([extra] if extra else []) + list(DEVICE_TYPES):
         if d and os.path.isfile(os.path.join(d, "qemu.jinja2")):
             return d
-    raise Error("no lava-server device-type templates (qemu.jinja2): run scripts/deps.sh "
+    raise Error("no lava-server device-type templates (qemu.jinja2): run hptool deps "
                 "--lava as root (it unpacks Debian's lava-server package into the cache)")
 
 

@@ -29,7 +29,7 @@ def cli(argv):
     a = ap.parse_args(argv)
     t = a.target
     env = dict(os.environ, PYTHONPATH=SCRIPTS)
-    if subprocess.run([os.path.join(SCRIPTS, "deps.sh"), "--lava"]).returncode:
+    if subprocess.run(hptool("deps", "--lava"), env=env).returncode:
         return 1
     if os.getuid() != 0:
         raise Error("lava-run runs as root only (it writes /var/lib/lava/dispatcher)")

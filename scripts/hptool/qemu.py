@@ -81,7 +81,7 @@ def boot(argv, log, timeout):
         try:
             p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
         except OSError as e:
-            out.write(f"hardprobe: cannot start {argv[0]}: {e.strerror} (scripts/deps.sh installs "
+            out.write(f"hardprobe: cannot start {argv[0]}: {e.strerror} (hptool deps installs "
                       "qemu-system-x86 and qemu-system-arm)\n".encode())
             return 127
         try:

@@ -5,7 +5,7 @@ usage: hptool run [TARGET]   (default x86_64-gcc)
 
 TARGET is a reference target (scripts/targets, <arch>-clang-<N>), or a Debian kernel:
 debian (Debian 12's default, 6.1), debian-6.12, debian-arm64, debian-arm64-6.12: the
-installed Debian amd64 kernel of that series and its linux-headers (scripts/deps.sh
+installed Debian amd64 kernel of that series and its linux-headers (hptool deps
 --debian=TARGET), or Debian's arm64 kernel unpacked into the cache. With KDIR=<prepared
 build dir> and KIMAGE=<bzImage|Image> [ARCH=arm64], a kernel you built; TARGET then only
 names the results directory.
@@ -63,7 +63,7 @@ def prebuilt_kernel(target, env):
         return debian.arm64(ser)
     ver = debian.installed_kernel(ser)
     if not ver:
-        raise Error(f"no Debian {ser} amd64 kernel with its headers installed: run scripts/deps.sh "
+        raise Error(f"no Debian {ser} amd64 kernel with its headers installed: run hptool deps "
                     f"--debian={target} (as root)")
     image = f"/boot/vmlinuz-{ver}"
     if not os.access(image, os.R_OK):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the install step (scripts/deps.sh, lib.sh) with stand-in tools on PATH.
+"""Host tests of the install step (hptool deps, hptool/debian.py) with stand-in tools on PATH.
 
 The package selection runs against a stand-in apt-cache that prints a long answer, the
 way the real one does, so that a pipeline that fails on SIGPIPE under pipefail (grep -q
@@ -54,32 +54,33 @@ def stand_in(d, name, text):
     os.chmod(p, os.stat(p).st_mode | stat.S_IXUSR)
 
 
-def lib_call(d, call):
-    env = dict(os.environ, PATH=d + ":" + os.environ["PATH"])
-    return subprocess.run(["bash", "-c", f"set -euo pipefail; . '{SCRIPTS}/lib.sh'; {call}"],
-                          capture_output=True, text=True, env=env, timeout=120)
+def hptool_call(d, call):
+    """an hptool command with the stand-ins of @d first on PATH"""
+    env = dict(os.environ, PATH=d + ":" + os.environ["PATH"], PYTHONPATH=SCRIPTS)
+    return subprocess.run([sys.executable, "-m", "hptool", *call.split()], capture_output=True, text=True,
+                          env=env, timeout=120)
 
 
 def test_debian_pkgs():
     with tempfile.TemporaryDirectory(prefix="hp-deps-") as d:
         stand_in(d, "apt-cache", APT_CACHE)
-        p = lib_call(d, "hp_debian_pkgs 6.12")
+        p = hptool_call(d, "debian pkgs 6.12")
         # 6.12.43 has headers but no image candidate: the newest with both is 6.12.41
         want = "linux-image-6.12.41+deb12-amd64-unsigned linux-headers-6.12.41+deb12-amd64"
         check("deps-debian-kernel-long-apt-answer", p.stdout.strip() == want and p.returncode == 0,
               f"(got {p.stdout.strip()!r}, exit {p.returncode})")
         # Debian 12's default series: 6.1.0-N, newest N by number (56 over 10 and 9; 57
         # has no image), never a 6.12
-        p = lib_call(d, "hp_debian_pkgs 6.1")
+        p = hptool_call(d, "debian pkgs 6.1")
         want = "linux-image-6.1.0-56-amd64-unsigned linux-headers-6.1.0-56-amd64"
         check("deps-debian-kernel-6.1-series", p.stdout.strip() == want and p.returncode == 0,
               f"(got {p.stdout.strip()!r}, exit {p.returncode})")
-        p = lib_call(d, "hp_debian_pkgs 5.10")
+        p = hptool_call(d, "debian pkgs 5.10")
         check("deps-debian-kernel-unknown-series", p.returncode != 0 and "known: 6.1, 6.12" in p.stderr,
               p.stderr.strip())
         # nothing on offer: an empty answer, not an error of the script
         stand_in(d, "apt-cache", "#!/bin/sh\nexit 0\n")
-        p = lib_call(d, "hp_debian_pkgs 6.1")
+        p = hptool_call(d, "debian pkgs 6.1")
         check("deps-debian-kernel-none-offered", p.stdout.strip() == "" and p.returncode == 0,
               f"(got {p.stdout.strip()!r}, exit {p.returncode})")
 
@@ -100,7 +101,7 @@ def test_file_is_static():
 
 
 def test_lava_install():
-    """deps.sh --lava on a machine with everything but LAVA (stand-in dpkg-query, id,
+    """hptool deps --lava on a machine with everything but LAVA (stand-in dpkg-query, id,
     apt-get, dpkg-deb, dpkg): as a user, the exact command, LAVA's packages without their
     recommends; as root, that install, and lava-server's templates unpacked into the
     cache, not installed; a second run finds them and installs nothing."""
@@ -118,19 +119,20 @@ def test_lava_install():
                  "touch \"$3/usr/share/lava-server/device-types/qemu.jinja2\"\n" % log)
         cache = os.path.join(d, "cache")
         env = dict(os.environ, PATH=d + ":" + os.environ["PATH"], HARDPROBE_CACHE=cache)
-        deps = os.path.join(SCRIPTS, "deps.sh")
-        p = subprocess.run(["bash", deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
+        deps = [sys.executable, "-m", "hptool", "deps"]
+        env["PYTHONPATH"] = SCRIPTS
+        p = subprocess.run([*deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
         user_ok = p.returncode != 0 and "--no-install-recommends lava-dispatcher" in p.stderr and \
             not os.path.exists(log)
         env["HP_UID"] = "0"
-        p = subprocess.run(["bash", deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
+        p = subprocess.run([*deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
         calls = open(log).read() if os.path.exists(log) else ""
         tpl = os.path.join(cache, "lava/server/usr/share/lava-server/device-types/qemu.jinja2")
         root_ok = p.returncode == 0 and "install -y -qq --no-install-recommends lava-dispatcher" in calls \
             and "download -qq lava-server" in calls and os.path.isfile(tpl) and \
             not re.search(r"install\b.*\blava-server", calls)
         os.remove(log)
-        p = subprocess.run(["bash", deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
+        p = subprocess.run([*deps, "--lava"], capture_output=True, text=True, env=env, timeout=120)
         again_ok = p.returncode == 0 and not os.path.exists(log)
         check("deps-lava-install", user_ok and root_ok and again_ok,
               f"(user {user_ok}, root {root_ok}, second run {again_ok}: {calls.strip()[:200]!r})")

@@ -172,7 +172,7 @@ def test_job():
                 refused += 1
         check("lava-job-refuses-unsafe-names", refused == 4, f"{refused} of 4 refused")
         if not os.path.isfile(LAVA_SCHEMA):
-            skip("lava-job-schema-strict", f"no {LAVA_SCHEMA} (lava-common: scripts/deps.sh --lava)")
+            skip("lava-job-schema-strict", f"no {LAVA_SCHEMA} (lava-common: hptool deps --lava)")
             return
         got = {}
         for arch in jobs:

@@ -377,7 +377,7 @@ def main(argv):
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     shot = os.path.join(keep or tmp, "matrix-screenshot.png")
     if not chrome:
-        check("matrix-chromium-screenshot", False, "no chromium: install the Debian package chromium (scripts/deps.sh)")
+        check("matrix-chromium-screenshot", False, "no chromium: install the Debian package chromium (hptool deps)")
     else:
         if keep:
             os.makedirs(keep, exist_ok=True)
