@@ -98,7 +98,7 @@ check-debug:
 # drop hardprobe into a kernel tree: make intree KSRC=<tree>
 intree:
 	@test -n "$(KSRC)" || { echo "usage: make intree KSRC=<kernel tree>" >&2; exit 2; }
-	@scripts/intree.sh "$(abspath $(KSRC))"
+	@$(HPTOOL) intree "$(abspath $(KSRC))"
 
 # the compiler layer: gcc-12, aarch64 gcc-12, clang-19, clang-22 (those installed)
 ccprobe:

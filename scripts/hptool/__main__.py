@@ -7,6 +7,8 @@
                                 stress run, no finding in its log
   deps [--arm64] [--debian[=TARGET]]... [--kver=V] [--lava] [--lava-server]
                                 install the Debian packages the bench needs (make deps; as root)
+  intree KSRC                   hardprobe dropped into a kernel tree (make intree KSRC=<tree>)
+  intree-check                  that drop-in as CI bots use it: kunit.py, kselftest, gen_tar
   lint                          checkpatch --strict on every C file (make lint)
   run [TARGET]                  kernel, module, initramfs, the guests, results/<target>/ (make run;
                                 env KSRC, KVER, EXTRA_CONFIG, CMDLINE, RESULTS, BOOT_TIMEOUT, SMP,
@@ -123,7 +125,7 @@ COMMANDS = {
     "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
     "matrix": "matrix_run.cli", "check": "check.cli", "lava": "lava_run.cli",
     "check-debug": "check_debug.cli", "lint": "lint.cli",
-    "deps": "deps.cli",
+    "deps": "deps.cli", "intree": "intree.cli", "intree-check": "intree.cli_check",
 }
 
 

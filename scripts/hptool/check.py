@@ -406,7 +406,7 @@ def refusals(log, ksrc, src71, no71):
 
 def intree(log, ksrc, src71, no71):
     # the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
-    log.piped([os.path.join(SCRIPTS, "intree-check.sh")])
+    log.piped(hptool("intree-check"))
 
 
 # make check's stages, in order

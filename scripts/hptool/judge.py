@@ -292,7 +292,7 @@ def lockdown(rdir):
           "" if dmesg else "no dmesg frame (crash or TIMEOUT)")
     check("kernel-locked-down", "Kernel is locked down from command line" in dmesg)
     # an unsigned module meets the kernel's refusal first; a signed one (or the built-in
-    # hardprobe of kunit.py's lockdown boot, scripts/intree-check.sh) meets hardprobe's
+    # hardprobe of kunit.py's lockdown boot, hptool intree-check) meets hardprobe's
     refusal = (re.search(r"hardprobe: the kernel is locked down.*", dmesg) or
                re.search(r"Lockdown: insmod: unsigned module loading is restricted.*", dmesg))
     rc = re.search(r"hardprobe: lockdown insmod rc=(\d+)", console)
