@@ -145,7 +145,7 @@ def main(argv, env=os.environ):
             + (" (and the arm64 package architecture)" if need_arm64 else ""))
         err(f"run as root:  {cmd}")
         return 1
-    err(f"installing: {' '.join(missing)}" + (" (and the arm64 package architecture)" if need_arm64 else ""))
+    err(f"installing: {' '.join(missing + lmissing)}" + (" (and the arm64 package architecture)" if need_arm64 else ""))
     if need_arm64:
         subprocess.run(["dpkg", "--add-architecture", "arm64"])
     apt_env = dict(env, DEBIAN_FRONTEND="noninteractive")
