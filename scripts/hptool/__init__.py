@@ -26,6 +26,48 @@ def die(msg):
     sys.exit(1)
 
 
+def tool(*args):
+    """the argv of an hptool subcommand in a process of its own (this interpreter)"""
+    return [sys.executable, "-m", "hptool", *args]
+
+
+def tool_env(**kw):
+    """the environment of such a process: this one with @kw set, hptool importable"""
+    return dict(os.environ, PYTHONPATH=SCRIPTS, **kw)
+
+
+def to_log(argv, log, env=None, cwd=None, timeout=None, append=False):
+    """@argv's stdout and stderr into the file @log (appended to with @append), no stdin;
+    its status, 124 when killed after @timeout seconds (as timeout(1) answers)"""
+    import subprocess
+    with open(log, "ab" if append else "wb") as f:
+        try:
+            return subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd,
+                                  timeout=timeout, env=env or tool_env()).returncode
+        except subprocess.TimeoutExpired:
+            return 124
+
+
+def read_text(path):
+    """a text file's contents, "" when it cannot be read"""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def lines(path):
+    """the lines of a text file, [] when it cannot be read"""
+    return read_text(path).splitlines()
+
+
+def last_line(path):
+    """a text file's last line, "" when it has none or cannot be read"""
+    t = lines(path)
+    return t[-1] if t else ""
+
+
 def say(stage, target, msg):
     """a progress line, as lib.sh's hp_say: elapsed time since HP_T0, stage, target."""
     import time

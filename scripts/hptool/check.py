@@ -23,7 +23,7 @@ import subprocess
 import sys
 import traceback
 
-from . import SCRIPTS, TOP, Error, say
+from . import SCRIPTS, TOP, Error, last_line, lines, say, to_log, tool, tool_env
 from . import debian, kconfig, offcheck, offvariants, targets
 
 RESULTS = os.path.join(TOP, "results")
@@ -75,27 +75,6 @@ REFUSALS = (
 )
 
 
-def hptool(*args):
-    return [sys.executable, "-m", "hptool", *args]
-
-
-def env_with(**kw):
-    """the environment with @kw set (the host tool importable)"""
-    return dict(os.environ, PYTHONPATH=SCRIPTS, **kw)
-
-
-def tail(path, n):
-    try:
-        return open(path, errors="replace").read().splitlines()[-n:]
-    except OSError:
-        return []
-
-
-def last(path):
-    t = tail(path, 1)
-    return t[0] if t else ""
-
-
 class Log:
     """the check log of make check and make check-debug: each "check <what>: ok|FAIL ..."
     line (and its indented detail lines) shown and appended to the log; counted at the end
@@ -116,41 +95,30 @@ class Log:
         """a program that prints check lines: its lines, and a failure of its own when it
         exits non-zero (an exception, a crash): a check it never printed is the manifest's
         business"""
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env or env_with(),
-                             text=True, errors="replace")
-        for ln in p.stdout:
-            self(ln.rstrip("\n"))
-        rc = p.wait()
+        rc = self.piped(argv, env)
         if rc:
             self(f"check {name}-exit: FAIL (exited {rc}: {what or os.path.basename(argv[1] if len(argv) > 1 else argv[0])})")
         return rc
 
     def piped(self, argv, env=None):
         """a program's output lines, recorded as they come (its status aside)"""
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env or env_with(),
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env or tool_env(),
                              text=True, errors="replace")
         for ln in p.stdout:
             self(ln.rstrip("\n"))
         return p.wait()
 
 
-def to_log(argv, log, env=None):
-    """@argv's stdout and stderr into @log; its status"""
-    with open(log, "wb") as f:
-        return subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              env=env or env_with()).returncode
-
-
 def output(argv, env=None, quiet=True):
     """(status, stdout) of @argv; its stderr dropped (@quiet) or shown"""
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if quiet else None, text=True,
-                       env=env or env_with(), stdin=subprocess.DEVNULL)
+                       env=env or tool_env(), stdin=subprocess.DEVNULL)
     return p.returncode, p.stdout.strip()
 
 
 def deps(args, extra_pkgs=""):
-    env = env_with(EXTRA_PKGS=(os.environ.get("EXTRA_PKGS", "") + " " + extra_pkgs).strip())
-    if subprocess.run(hptool("deps", *args), env=env).returncode:
+    env = tool_env(EXTRA_PKGS=(os.environ.get("EXTRA_PKGS", "") + " " + extra_pkgs).strip())
+    if subprocess.run(tool("deps", *args), env=env).returncode:
         raise SystemExit(1)
 
 
@@ -159,40 +127,40 @@ def w1(log, name, kdir, *make_args):
     check on its objects"""
     say("W=1", name, "module build")
     d = os.path.join(RESULTS, ".build", f"{name}-w1")
-    rc = subprocess.run(hptool("module", name, kdir, d, "W=1", *make_args),
-                        stderr=subprocess.DEVNULL, env=env_with()).returncode
+    rc = subprocess.run(tool("module", name, kdir, d, "W=1", *make_args),
+                        stderr=subprocess.DEVNULL, env=tool_env()).returncode
     if rc:
         log(f"check {name} build-W=1: FAIL (build error: {d}/module-build.log)")
         return
     build_log = open(os.path.join(d, "module-build.log"), errors="replace").read().splitlines()
     warns = [ln for ln in build_log if re.search(r": (warning|error):", ln)]
     if not warns:
-        rel = (tail(os.path.join(kdir, "include", "config", "kernel.release"), 1) or ["?"])[0]
+        rel = (lines(os.path.join(kdir, "include", "config", "kernel.release")) or ["?"])[0]
         log(f"check {name} build-W=1: ok (kernel {rel})")
     else:
         log(f"check {name} build-W=1: FAIL ({len(warns)} warnings)", *("    " + w for w in warns))
     # the objects of hardprobe.ko depend one way: no cycle between files of module/
     od = os.path.join(d, "objdeps.txt")
-    rc = to_log(hptool("objdeps", os.path.join(d, "src")), od)
+    rc = to_log(tool("objdeps", os.path.join(d, "src")), od)
     if rc == 0:
-        log(f"check {name} objdeps: ok ({last(od)})")
+        log(f"check {name} objdeps: ok ({last_line(od)})")
     else:
-        log(f"check {name} objdeps: FAIL ({last(od)})",
-            *("    " + ln for ln in tail(od, 10 ** 6) if ln.startswith("cycle: ")))
+        log(f"check {name} objdeps: FAIL ({last_line(od)})",
+            *("    " + ln for ln in lines(od) if ln.startswith("cycle: ")))
 
 
 def kernel(target, kver, prepare):
     """the kernel build directory of a reference target (hptool kernel), or None"""
-    rc, out = output(hptool("kernel", target, *(["--prepare"] if prepare else [])), env_with(KVER=kver),
+    rc, out = output(tool("kernel", target, *(["--prepare"] if prepare else [])), tool_env(KVER=kver),
                      quiet=False)
     return out.splitlines()[-1] if rc == 0 and out else None
 
 
 def run(target, log, **env):
     """hptool run of @target, its output into @log (the last lines on stderr if it failed)"""
-    rc = to_log(hptool("run", target), log, env_with(**env))
+    rc = to_log(tool("run", target), log, tool_env(**env))
     if rc:
-        print("\n".join(tail(log, 20)), file=sys.stderr)
+        print("\n".join(lines(log)[-20:]), file=sys.stderr)
     return rc
 
 
@@ -212,7 +180,7 @@ def host_tests(log, ksrc, src71, no71):
 
 def lint(log, ksrc, src71, no71):
     say("lint", "-", "checkpatch --strict")
-    log.piped(hptool("lint"))
+    log.piped(tool("lint"))
 
 
 def w1_builds(log, ksrc, src71, no71):
@@ -252,7 +220,7 @@ def boots(log, ksrc, src71, no71):
             log(f"check {t} tree: ok ({src71})")
         say("run", t, "boot and judge")
         run(base, os.path.join(RESULTS, f"{t}.run.log"), KVER=kv, RESULTS=RESULTS)
-        log.checked(f"{t} judge", hptool("judge", os.path.join(RESULTS, t), table, t), what="judge")
+        log.checked(f"{t} judge", tool("judge", os.path.join(RESULTS, t), table, t), what="judge")
         # the kernel's own KTAP parser must accept what we print (it exits 1 on a failed
         # test too: those the judge holds against the table's expected ones above; here
         # the parse itself must go through, no [ERROR] or [CRASHED] line)
@@ -270,7 +238,7 @@ def boots(log, ksrc, src71, no71):
                 log(f"check {t} kunit.py-parse-{f}: ok (parsed; {fails.group(1)[:120] if fails else ''}: "
                     "the judge's)")
             else:
-                log(f"check {t} kunit.py-parse-{f}: FAIL ({last(parsed)})")
+                log(f"check {t} kunit.py-parse-{f}: FAIL ({last_line(parsed)})")
 
 
 def variants(log, ksrc, src71, no71):
@@ -288,7 +256,7 @@ def variants(log, ksrc, src71, no71):
         say("off", vt, f"{v}: {var['kind']} {var['value']}")
         o = os.path.join(RESULTS, "off", v)
         offcheck.run_variant(vt, o, f"{o}.run.log", var["kind"], var["value"])
-        log.checked(f"off {v} offcheck", hptool("offcheck", v, os.path.join(RESULTS, vt), os.path.join(o, vt),
+        log.checked(f"off {v} offcheck", tool("offcheck", v, os.path.join(RESULTS, vt), os.path.join(o, vt),
                                                  var["features"]), what="offcheck")
 
 
@@ -300,9 +268,9 @@ def ci_names(log, ksrc, src71, no71):
     if "x86-boot" in (os.environ.get("CHECK_VARIANTS") or "x86-boot").split():
         say("host", "x86_64-gcc", "CI result names of two runs (x86_64-gcc, x86-boot variant)")
         boot_off = os.path.join(RESULTS, "off", "x86-boot", "x86_64-gcc")
-        log.checked("x86_64-gcc ci-names", hptool("ci-names", X86, boot_off, "--label", "x86_64-gcc ci-names"),
+        log.checked("x86_64-gcc ci-names", tool("ci-names", X86, boot_off, "--label", "x86_64-gcc ci-names"),
                     what="ci-names")
-        log.checked("x86_64-gcc kcidb-paths", hptool("kcidb", os.path.join(X86, "report.json"), "--same-paths",
+        log.checked("x86_64-gcc kcidb-paths", tool("kcidb", os.path.join(X86, "report.json"), "--same-paths",
                                                       os.path.join(boot_off, "report.json")), what="kcidb")
 
 
@@ -312,7 +280,7 @@ def kcidb(log, ksrc, src71, no71):
     schema = os.environ.get("KCIDB_SCHEMA") or os.path.join(TOP, "..", "shared", "kcidb",
                                                             "kcidb-io.schema.v5.3.json")
     if os.path.isfile(schema):
-        log.checked("x86_64-gcc kcidb", hptool("kcidb", os.path.join(X86, "report.json"), "-o",
+        log.checked("x86_64-gcc kcidb", tool("kcidb", os.path.join(X86, "report.json"), "-o",
                                                 os.path.join(X86, "kcidb.json"), "--check", schema), what="kcidb")
     else:
         log(f"check kcidb-schema: SKIP (no KCIDB schema at {schema}: KCIDB_SCHEMA=<kcidb-io.schema.v5.3.json>)")
@@ -327,23 +295,23 @@ def lava(log, ksrc, src71, no71):
             continue
         say("lava", t, "the LAVA job (lava-run), each result beside report.json's")
         ll = os.path.join(RESULTS, f"{t}.lava.log")
-        to_log(hptool("lava", t), ll)
-        lines = tail(ll, 10 ** 6)
-        log(*(("    " + ln if ln.startswith("lava-run:") else ln) for ln in lines
+        to_log(tool("lava", t), ll)
+        got = lines(ll)
+        log(*(("    " + ln if ln.startswith("lava-run:") else ln) for ln in got
               if ln.startswith("check ") or ln.startswith("lava-run:")))
-        if not any(ln.startswith("check lava-results") for ln in lines):
-            log(f"check lava-results-{t}: FAIL (no result: {last(ll)})")
+        if not any(ln.startswith("check lava-results") for ln in got):
+            log(f"check lava-results-{t}: FAIL (no result: {last_line(ll)})")
 
 
 def kaslr(log, ksrc, src71, no71):
     # KASLR across boots: the kernel's text must move between four one-probe guests
     say("kaslr", "x86_64-gcc", "kaslr.text alone, four boots")
     kl = os.path.join(RESULTS, "kaslr.log")
-    to_log(hptool("kaslr", "x86_64-gcc", "--boots", "4"), kl)
-    got = [ln for ln in tail(kl, 10 ** 6) if ln.startswith("check ")]
+    to_log(tool("kaslr", "x86_64-gcc", "--boots", "4"), kl)
+    got = [ln for ln in lines(kl) if ln.startswith("check ")]
     log(*got)
     if not got:
-        log(f"check x86_64-gcc kaslr-across-boots: FAIL (no result: {last(kl)})")
+        log(f"check x86_64-gcc kaslr-across-boots: FAIL (no result: {last_line(kl)})")
 
 
 def lkdtm(log, ksrc, src71, no71):
@@ -351,30 +319,30 @@ def lkdtm(log, ksrc, src71, no71):
     for t in ("x86_64-gcc", "arm64-clang"):
         say("lkdtm", t, "LKDTM tests, compared with hardprobe's outcomes")
         ll = os.path.join(RESULTS, f"{t}.lkdtm.log")
-        if to_log(hptool("lkdtm", t), ll) == 0:
-            log(f"check {t} lkdtm-agreement: ok ({last(ll)})")
+        if to_log(tool("lkdtm", t), ll) == 0:
+            log(f"check {t} lkdtm-agreement: ok ({last_line(ll)})")
         else:
-            log(f"check {t} lkdtm-agreement: FAIL ({last(ll)})",
-                *("    " + ln for ln in tail(ll, 10 ** 6) if " NO " in ln))
+            log(f"check {t} lkdtm-agreement: FAIL ({last_line(ll)})",
+                *("    " + ln for ln in lines(ll) if " NO " in ln))
 
 
 def nodebugfs(log, ksrc, src71, no71):
     # without debugfs (lockdown, debugfs=off) autorun=1 must still print a parseable KTAP
     say("run", "x86_64-gcc", "boot with debugfs=off hardprobe.autorun=1")
     nd = os.path.join(RESULTS, "nodebugfs")
-    to_log(hptool("run", "x86_64-gcc"), os.path.join(RESULTS, "nodebugfs.run.log"),
-           env_with(RESULTS=nd, CMDLINE="debugfs=off hardprobe.autorun=1"))
+    to_log(tool("run", "x86_64-gcc"), os.path.join(RESULTS, "nodebugfs.run.log"),
+           tool_env(RESULTS=nd, CMDLINE="debugfs=off hardprobe.autorun=1"))
     # hardprobe's lines of the kernel log, their "[time] hardprobe: " prefix removed by the
     # kernel's own kunit_parser (extract_tap_lines)
     os.makedirs(nd, exist_ok=True)      # (a run that failed early made none)
     ak, ap = os.path.join(nd, "autorun.ktap"), os.path.join(nd, "autorun.parsed")
     with open(ak, "w") as f:
-        subprocess.run(hptool("ktap-extract", os.path.join(nd, "x86_64-gcc", "dmesg.txt"), "--only", "] hardprobe: "),
-                       stdout=f, stderr=subprocess.DEVNULL, env=env_with())
+        subprocess.run(tool("ktap-extract", os.path.join(nd, "x86_64-gcc", "dmesg.txt"), "--only", "] hardprobe: "),
+                       stdout=f, stderr=subprocess.DEVNULL, env=tool_env())
     ran = re.search(r"Ran [1-9][0-9]* tests.*", open(ap, errors="replace").read()) \
         if kunit_parse(ksrc, ak, ap) == 0 else None
     log(f"check nodebugfs autorun-ktap-in-log: ok ({ran.group(0)})" if ran else
-        f"check nodebugfs autorun-ktap-in-log: FAIL ({last(ap)})")
+        f"check nodebugfs autorun-ktap-in-log: FAIL ({last_line(ap)})")
 
 
 def lockdown(log, ksrc, src71, no71):
@@ -382,9 +350,9 @@ def lockdown(log, ksrc, src71, no71):
     # signature rule here; hardprobe's own refusal is checked in kunit.py's built-in boot)
     say("run", "x86_64-gcc", "boot with lockdown=integrity")
     ld = os.path.join(RESULTS, "lockdown")
-    to_log(hptool("run", "x86_64-gcc"), os.path.join(RESULTS, "lockdown.run.log"),
-           env_with(RESULTS=ld, CMDLINE="lockdown=integrity hardprobe.mode=lockdown", PANIC_GUESTS="no"))
-    log.checked("lockdown judge", hptool("judge", "--lockdown", os.path.join(ld, "x86_64-gcc")), what="judge")
+    to_log(tool("run", "x86_64-gcc"), os.path.join(RESULTS, "lockdown.run.log"),
+           tool_env(RESULTS=ld, CMDLINE="lockdown=integrity hardprobe.mode=lockdown", PANIC_GUESTS="no"))
+    log.checked("lockdown judge", tool("judge", "--lockdown", os.path.join(ld, "x86_64-gcc")), what="judge")
 
 
 def refusals(log, ksrc, src71, no71):
@@ -394,19 +362,19 @@ def refusals(log, ksrc, src71, no71):
     os.makedirs(rf, exist_ok=True)
     for name, gmode, want, cmd in REFUSALS:
         say("refusal", "x86_64-gcc", f"{name}: {cmd[:60]}")
-        to_log(hptool("run", "x86_64-gcc"), os.path.join(rf, f"{name}.run.log"),
-               env_with(RESULTS=rf, CMDLINE=f"{cmd} hardprobe.mode={gmode}", PANIC_GUESTS="no",
+        to_log(tool("run", "x86_64-gcc"), os.path.join(rf, f"{name}.run.log"),
+               tool_env(RESULTS=rf, CMDLINE=f"{cmd} hardprobe.mode={gmode}", PANIC_GUESTS="no",
                         BOOT_TIMEOUT="300"))
         shutil.rmtree(os.path.join(rf, name), ignore_errors=True)
         if os.path.isdir(os.path.join(rf, "x86_64-gcc")):
             os.rename(os.path.join(rf, "x86_64-gcc"), os.path.join(rf, name))
-        log.checked(f"refusals-{name} judge", hptool("judge", "--refusals", name, want, os.path.join(rf, name)),
+        log.checked(f"refusals-{name} judge", tool("judge", "--refusals", name, want, os.path.join(rf, name)),
                     what="judge")
 
 
 def intree(log, ksrc, src71, no71):
     # the kernel-tree drop-in: kunit.py, kselftest build/run_tests, kselftest-merge
-    log.piped(hptool("intree-check"))
+    log.piped(tool("intree-check"))
 
 
 # make check's stages, in order
@@ -436,7 +404,7 @@ def main():
     # Clang 22 for the x86_64-clang-22 kernel on 7.1, booted where the cache holds a 7.1
     # tree (src71: the cached 7.1 tree's id, empty without one; no71: why its checks are
     # skipped)
-    rc, src71 = output(hptool("ksrc", "--kver", "env", "--id"), env_with(KVER="7.1"))
+    rc, src71 = output(tool("ksrc", "--kver", "env", "--id"), tool_env(KVER="7.1"))
     src71 = src71 if rc == 0 else ""
     no71 = ("SKIP (no Linux 7.1 tree in the cache: make run KVER=7.1 KSRC=<tree or linux-7.1.N.tar.xz> "
             "once)")
@@ -449,12 +417,12 @@ def main():
     # "N passed, N failed" (.ci/run ends with it); exit 1 on any failure. Every check of
     # scripts/check-manifest must have run (CHECK_VARIANTS, a subset of the variants, runs
     # fewer: no manifest then)
-    subprocess.run(hptool("stage-timings", stages), env=env_with())
+    subprocess.run(tool("stage-timings", stages), env=tool_env())
     manifest = os.path.join(SCRIPTS, "check-manifest")
-    tally = hptool("tally", log.path)
+    tally = tool("tally", log.path)
     if not os.environ.get("CHECK_VARIANTS") and os.path.isfile(manifest):
         tally += ["--manifest", manifest]
-    return subprocess.run(tally, env=env_with()).returncode
+    return subprocess.run(tally, env=tool_env()).returncode
 
 
 def cli(argv):

@@ -16,8 +16,8 @@ import re
 import subprocess
 import sys
 
-from . import SCRIPTS, TOP, say
-from .check import Log, env_with, hptool, tail, to_log
+from . import SCRIPTS, TOP, lines, say, to_log, tool, tool_env
+from .check import Log
 
 TARGET = "x86_64-gcc-debug"
 # the fuzz run's summary lines worth a look beside the checks
@@ -32,7 +32,7 @@ def main():
     stages = os.path.join(res, "check-debug-stages.txt")
     os.environ["HP_STAGES"] = stages
     open(stages, "w").close()
-    if subprocess.run(hptool("deps"), env=env_with()).returncode:
+    if subprocess.run(tool("deps"), env=tool_env()).returncode:
         return 1
     smp, cycles, catches = env.get("SMP") or "4", env.get("CYCLES") or "1000", env.get("CATCHES") or "50"
     say("run", t, f"boot ({smp} vCPUs): safe probes, selftests (-s), KUnit, fuzz, {cycles} raced load/unload "
@@ -40,11 +40,11 @@ def main():
     run_log = os.path.join(res, f"{t}.run.log")
     cmdline = (f"hardprobe.mode=safe hardprobe.reports=0 hardprobe.cycles={cycles} hardprobe.catches={catches} "
                + env.get("CMDLINE", ""))
-    if to_log(hptool("run", t), run_log, env_with(SMP=smp, PANIC_GUESTS="no", CMDLINE=cmdline, RESULTS=res,
+    if to_log(tool("run", t), run_log, tool_env(SMP=smp, PANIC_GUESTS="no", CMDLINE=cmdline, RESULTS=res,
                                                   BOOT_TIMEOUT=env.get("BOOT_TIMEOUT") or "7200")):
-        print("\n".join(tail(run_log, 20)), file=sys.stderr)
+        print("\n".join(lines(run_log)[-20:]), file=sys.stderr)
     rdir = os.path.join(res, t)
-    log.checked(f"{t} judge", hptool("judge", rdir, os.path.join(SCRIPTS, "expect.table"), t), what="judge")
+    log.checked(f"{t} judge", tool("judge", rdir, os.path.join(SCRIPTS, "expect.table"), t), what="judge")
 
     # findings: KASAN and other BUG reports, lockdep and RCU splats, kmemleak, hung tasks,
     # warnings on hardprobe's behalf (the rules: hptool/findings.py)
@@ -52,8 +52,8 @@ def main():
     have_log = os.path.isfile(d) and os.path.getsize(d) > 0
     if have_log:
         # the reports the probes provoke on purpose: their "reports" in the module's JSON
-        p = subprocess.run(hptool("findings", d, os.path.join(rdir, "report.json")), capture_output=True, text=True,
-                           env=env_with())
+        p = subprocess.run(tool("findings", d, os.path.join(rdir, "report.json")), capture_output=True, text=True,
+                           env=tool_env())
         out = p.stdout.strip()
         nlines = len(open(d, errors="replace").read().splitlines())
         log(f"check {t} log-findings: ok (0 in {nlines} lines)" if out.split(" ", 1)[0] == "0" else
@@ -63,11 +63,11 @@ def main():
     # the stress catches: their own KTAP, then the log after their marker
     c = os.path.join(rdir, "catches.ktap")
     if os.path.isfile(c) and os.path.getsize(c):
-        lines = tail(c, 10 ** 6)
+        ktap = lines(c)
         log(*("    " + m.group(1) + ": " + m.group(2) for m in
-              (re.match(r"^# (unload_cycles_[a-z_]*): (.*)$", ln) for ln in lines) if m))
-        ok = sum(ln.startswith("ok ") for ln in lines)
-        bad = sum(ln.startswith("not ok ") for ln in lines)
+              (re.match(r"^# (unload_cycles_[a-z_]*): (.*)$", ln) for ln in ktap) if m))
+        ok = sum(ln.startswith("ok ") for ln in ktap)
+        bad = sum(ln.startswith("not ok ") for ln in ktap)
         log(f"check {t} stress-catches: ok ({ok} ok)" if bad == 0 and ok >= 5 else
             f"check {t} stress-catches: FAIL ({ok} ok, {bad} not ok; see {c})")
     else:
@@ -75,7 +75,7 @@ def main():
     if have_log and not re.search(r"hardprobe-stress: catches done$", open(d, errors="replace").read(), re.M):
         log(f"check {t} stress-log-findings: FAIL (the log of the catches is cut: no end marker)")
     elif have_log:
-        p = subprocess.run(hptool("findings", d, "--stress", "yes"), capture_output=True, text=True, env=env_with())
+        p = subprocess.run(tool("findings", d, "--stress", "yes"), capture_output=True, text=True, env=tool_env())
         out = p.stdout.strip()
         if p.returncode:
             log(f"check {t} stress-log-findings: FAIL (no log of the catches)")
@@ -88,7 +88,7 @@ def main():
     # the lockdep part of log-findings means something only while lockdep is on: an oops
     # or a first splat turns it off for good (guest-init records debug_locks per stage)
     lk = os.path.join(rdir, "lockdep.txt")
-    rows = [ln.split() for ln in tail(lk, 10 ** 6) if ln.split()]
+    rows = [ln.split() for ln in lines(lk) if ln.split()]
     if rows:
         off = [r[0] for r in rows if len(r) < 2 or r[1] != "1"]
         log(f"check {t} lockdep-on: ok (debug_locks 1: {' '.join(r[0] for r in rows)})" if not off else
@@ -97,15 +97,15 @@ def main():
         log(f"check {t} lockdep-on: FAIL (no lockdep.txt: CONFIG_PROVE_LOCKING?)")
     k = os.path.join(rdir, "kmemleak.txt")
     if os.path.isfile(k):
-        n = sum("unreferenced object" in ln for ln in tail(k, 10 ** 6))
+        n = sum("unreferenced object" in ln for ln in lines(k))
         log(f"check {t} kmemleak: ok (scan: 0 unreferenced objects)" if n == 0 else
             f"check {t} kmemleak: FAIL ({n} unreferenced objects, see {k})")
     else:
         log(f"check {t} kmemleak: FAIL (no kmemleak scan: CONFIG_DEBUG_KMEMLEAK?)")
-    log(*("    " + ln for ln in tail(os.path.join(rdir, "fuzz.ktap"), 10 ** 6) if FUZZ_NOTES.match(ln)))
+    log(*("    " + ln for ln in lines(os.path.join(rdir, "fuzz.ktap")) if FUZZ_NOTES.match(ln)))
 
-    subprocess.run(hptool("stage-timings", stages), env=env_with())
-    return subprocess.run(hptool("tally", log.path), env=env_with()).returncode
+    subprocess.run(tool("stage-timings", stages), env=tool_env())
+    return subprocess.run(tool("tally", log.path), env=tool_env()).returncode
 
 
 def cli(argv):

@@ -62,8 +62,9 @@ def installed_kernel(ser):
     return None
 
 
-def _out(argv):
-    """a command's output whatever its status (as $(cmd 2>/dev/null)); "" when it is missing"""
+def output(argv):
+    """a command's output whatever its status (as $(cmd 2>/dev/null)), captured whole before
+    anything matches it; "" when it cannot run"""
     try:
         return subprocess.run(argv, capture_output=True, text=True).stdout
     except OSError:
@@ -74,11 +75,11 @@ def pkgs(ser, a="amd64"):
     """[image, headers] of the newest kernel of that series the archive offers both for,
     or []"""
     rx = version_re(ser, a)
-    names = _out(["apt-cache", "search", "--names-only", f"^linux-headers-{rx}$"])
+    names = output(["apt-cache", "search", "--names-only", f"^linux-headers-{rx}$"])
     vers = [w[len("linux-headers-"):] for w in (ln.split()[0] for ln in names.splitlines() if ln.split())
             if w.startswith("linux-headers-") and re.fullmatch(rx, w[len("linux-headers-"):])]
     for v in sorted(set(vers), key=_version_key, reverse=True):
-        policy = _out(["apt-cache", "policy", f"linux-image-{v}-unsigned" + ("" if a == "amd64" else f":{a}")])
+        policy = output(["apt-cache", "policy", f"linux-image-{v}-unsigned" + ("" if a == "amd64" else f":{a}")])
         if re.search(r"^ *Candidate: [0-9]", policy, re.M):
             return [f"linux-image-{v}-unsigned", f"linux-headers-{v}"]
     return []
@@ -113,7 +114,7 @@ def arm64(ser):
     if not os.path.isfile(os.path.join(b, ".hardprobe-prepared")):
         src, srcid = kconfig.ksrc(say=say, version=ser)
         # the source must be the kernel's own version, or Module.symvers' CRCs will not match
-        want = _out(["dpkg-deb", "-f", glob.glob(os.path.join(deb, "linux-image-*.deb"))[0], "Version"]).strip()
+        want = output(["dpkg-deb", "-f", glob.glob(os.path.join(deb, "linux-image-*.deb"))[0], "Version"]).strip()
         have = srcid.rsplit(":", 1)[-1]
         if want != have:
             raise Error(f"Debian's arm64 kernel {v} is {want}, linux-source-{ser} is {have}: install the "

@@ -43,21 +43,12 @@ def err(msg):
     print(f"hardprobe: {msg}", file=sys.stderr)
 
 
-def out(argv):
-    """a command's output whatever its status ("" when it cannot run): captured whole
-    before anything matches it"""
-    try:
-        return subprocess.run(argv, capture_output=True, text=True).stdout
-    except OSError:
-        return ""
-
-
 def installed(pkg):
-    return "install ok installed" in out(["dpkg-query", "-W", "-f", "${Status}\n", pkg])
+    return "install ok installed" in debian.output(["dpkg-query", "-W", "-f", "${Status}\n", pkg])
 
 
 def is_root():
-    return out(["id", "-u"]).strip() == "0"
+    return debian.output(["id", "-u"]).strip() == "0"
 
 
 def lava_templates(cache=CACHE):
@@ -131,7 +122,7 @@ def main(argv, env=os.environ):
     pkgs = list(dict.fromkeys(pkgs))
     missing = [p for p in pkgs if not installed(p)]
     lmissing = [p for p in lava + server if not installed(p)]
-    need_arm64 = arm64 and "arm64" not in out(["dpkg", "--print-foreign-architectures"]).split()
+    need_arm64 = arm64 and "arm64" not in debian.output(["dpkg", "--print-foreign-architectures"]).split()
     if not missing and not lmissing and not need_arm64:
         return 0 if not lava or lava_templates() else 1
 

@@ -29,7 +29,7 @@ import tarfile
 import tempfile
 import time
 
-from . import CACHE, TOP, Error, kconfig, say
+from . import CACHE, TOP, Error, kconfig, last_line, read_text, say, to_log
 
 
 def replace(path, text):
@@ -98,28 +98,6 @@ def cli(argv):
     return 0
 
 
-def sh(argv, log, cwd=None, timeout=None, append=False, env=None):
-    """@argv's output into @log; its status (124 after @timeout seconds)"""
-    with open(log, "ab" if append else "wb") as f:
-        try:
-            return subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd,
-                                  timeout=timeout, env=env).returncode
-        except subprocess.TimeoutExpired:
-            return 124
-
-
-def read(path):
-    try:
-        return open(path, errors="replace").read()
-    except OSError:
-        return ""
-
-
-def last(path):
-    lines = read(path).splitlines()
-    return lines[-1] if lines else ""
-
-
 def kunit_run(tree, kdir, logdir):
     """kunit.py run: a full x86_64 kernel build on a cold cache (ccache helps), then QEMU,
     with a progress line every 30 s"""
@@ -145,9 +123,9 @@ def kunit_run(tree, kdir, logdir):
                     p.wait()
                     break
                 n = len(glob.glob(os.path.join(kdir, "**", "*.o"), recursive=True))
-                say("kunit.py", "x86_64", f"{n} objects so far; {last(log)[:60]}")
+                say("kunit.py", "x86_64", f"{n} objects so far; {last_line(log)[:60]}")
     rc = 124 if p.returncode is None or p.returncode < 0 else p.returncode
-    text = read(log)
+    text = read_text(log)
     if rc == 0 and re.search(r"Testing complete\. Ran [1-9]", text) and "hardprobe_stack_init" in text:
         print(f"check intree kunit.py-run: ok ({re.findall(r'Ran [0-9]* tests.*', text)[-1]})")
     else:
@@ -157,9 +135,9 @@ def kunit_run(tree, kdir, logdir):
     # the same kernel under lockdown=integrity: the built-in hardprobe refuses at init, in
     # its own words, and no probe runs (the suites are then empty or skipped)
     ll = os.path.join(logdir, "kunit-lockdown.log")
-    sh(["python3", "tools/testing/kunit/kunit.py", "exec", "--arch=x86_64", f"--build_dir={kdir}",
-        "--kernel_args=lockdown=integrity", "--raw_output=all", "--timeout=300"], ll, cwd=tree, timeout=600)
-    text = read(ll)
+    to_log(["python3", "tools/testing/kunit/kunit.py", "exec", "--arch=x86_64", f"--build_dir={kdir}",
+            "--kernel_args=lockdown=integrity", "--raw_output=all", "--timeout=300"], ll, cwd=tree, timeout=600)
+    text = read_text(ll)
     refused = re.search(r"hardprobe: the kernel is locked down[^:\n]*", text)
     if ("Kernel is locked down from command line" in text and refused and
             not re.search(r": (protected|vulnerable|inconclusive|unsupported|error): ", text) and
@@ -177,26 +155,26 @@ def kselftest(tree, logdir):
     out = os.path.join(logdir, "kselftest")
     kb = os.path.join(logdir, "kselftest-build.log")
     progs = os.path.join(out, "kselftest", "hardprobe")
-    if sh(["make", "-C", st, "TARGETS=hardprobe", f"O={out}"], kb) == 0 and all(
+    if to_log(["make", "-C", st, "TARGETS=hardprobe", f"O={out}"], kb) == 0 and all(
             os.access(os.path.join(progs, p), os.X_OK) for p in ("hardprobe_test", "hardprobe_fuzz")):
         print("check intree kselftest-build: ok")
     else:
-        print(f"check intree kselftest-build: FAIL ({last(kb)})")
+        print(f"check intree kselftest-build: FAIL ({last_line(kb)})")
     kr = os.path.join(logdir, "kselftest-run.log")
-    sh(["make", "-C", st, "TARGETS=hardprobe", f"O={out}", "run_tests"], kr)
-    text = read(kr)
+    to_log(["make", "-C", st, "TARGETS=hardprobe", f"O={out}", "run_tests"], kr)
+    text = read_text(kr)
     line = re.search(r"^(not )?ok [0-9]+ selftests: hardprobe: hardprobe_test.*$", text, re.M)
     if line and not re.search(r"^not ok [0-9]+ selftests: hardprobe", text, re.M):
         print(f"check intree kselftest-run_tests: ok ({line.group(0)})")
     else:
-        print(f"check intree kselftest-run_tests: FAIL ({last(kr)})")
+        print(f"check intree kselftest-run_tests: FAIL ({last_line(kr)})")
 
     ti = os.path.join(logdir, "kselftest-install")
     shutil.rmtree(ti, ignore_errors=True)
     tarball = os.path.join(ti, "kselftest-packages", "kselftest.tar.gz")
     kt = os.path.join(logdir, "kselftest-tar.log")
     names = []
-    if sh(["make", "-C", st, "TARGETS=hardprobe", f"O={out}", f"KSFT_INSTALL_PATH={ti}", "FORMAT=.gz", "gen_tar"],
+    if to_log(["make", "-C", st, "TARGETS=hardprobe", f"O={out}", f"KSFT_INSTALL_PATH={ti}", "FORMAT=.gz", "gen_tar"],
           kt) == 0 and os.path.isfile(tarball):
         with tarfile.open(tarball) as tf:
             names = tf.getnames()
@@ -206,7 +184,7 @@ def kselftest(tree, logdir):
         print(f"check intree kselftest-gen_tar: ok ({(os.path.getsize(tarball) + 1023) // 1024} KiB, "
               f"{files} files of hardprobe)")
         return tarball
-    print(f"check intree kselftest-gen_tar: FAIL ({last(kt)})")
+    print(f"check intree kselftest-gen_tar: FAIL ({last_line(kt)})")
     return None
 
 
@@ -216,7 +194,7 @@ def tarball_guest(tarball, logdir):
     library the programs are linked against"""
     from . import initramfs, qemu
     g = os.path.join(TOP, "results", "x86_64-gcc")
-    info = dict(ln.split(": ", 1) for ln in read(os.path.join(g, "build-info.txt")).splitlines() if ": " in ln)
+    info = dict(ln.split(": ", 1) for ln in read_text(os.path.join(g, "build-info.txt")).splitlines() if ": " in ln)
     image = os.path.join(info.get("build_dir", "/nonexistent"), "arch", "x86", "boot", "bzImage")
     ko = os.path.join(TOP, "results", ".build", "x86_64-gcc")
     if not tarball:
@@ -254,7 +232,7 @@ def tarball_guest(tarball, logdir):
                            "panic=-1 tsc=unstable hardprobe.target=x86_64-gcc hardprobe.mode=kselftest",
                            mte=os.environ.get("HP_MTE") == "yes", smp=os.environ.get("SMP") or qemu.SMP_DEFAULT),
               console, 1200)
-    text = read(console).replace("\r", "")
+    text = read_text(console).replace("\r", "")
     m = re.search(r"^----- hardprobe:file kselftest\.txt -----$(.*?)^----- hardprobe:end kselftest\.txt -----$",
                   text, re.M | re.S)
     out = m.group(1) if m else ""
@@ -274,9 +252,9 @@ def merge(tree, logdir):
     m = os.path.join(logdir, "merge")
     shutil.rmtree(m, ignore_errors=True)
     log = os.path.join(logdir, "merge.log")
-    ok = (sh(["make", "-C", tree, f"O={m}", "ARCH=x86_64", "defconfig"], log) == 0 and
-          sh(["make", "-C", tree, f"O={m}", "ARCH=x86_64", "kselftest-merge"], log, append=True) == 0 and
-          re.search(r"^CONFIG_HARDPROBE=m$", read(os.path.join(m, ".config")), re.M))
+    ok = (to_log(["make", "-C", tree, f"O={m}", "ARCH=x86_64", "defconfig"], log) == 0 and
+          to_log(["make", "-C", tree, f"O={m}", "ARCH=x86_64", "kselftest-merge"], log, append=True) == 0 and
+          re.search(r"^CONFIG_HARDPROBE=m$", read_text(os.path.join(m, ".config")), re.M))
     print("check intree kselftest-merge: ok" if ok else
           "check intree kselftest-merge: FAIL (CONFIG_HARDPROBE not =m after kselftest-merge)")
     shutil.rmtree(m, ignore_errors=True)

@@ -14,12 +14,9 @@ import subprocess
 import sys
 import time
 
-from . import SCRIPTS, TOP, Error, say
+from . import TOP, Error, say, to_log, tool, tool_env
 from . import initramfs, qemu, targets
-
-
-def hptool(*args):
-    return [sys.executable, "-m", "hptool", *args]
+from .check import Log
 
 
 def cli(argv):
@@ -28,8 +25,8 @@ def cli(argv):
     ap.add_argument("target", nargs="?", default="x86_64-gcc")
     a = ap.parse_args(argv)
     t = a.target
-    env = dict(os.environ, PYTHONPATH=SCRIPTS)
-    if subprocess.run(hptool("deps", "--lava"), env=env).returncode:
+    env = tool_env()
+    if subprocess.run(tool("deps", "--lava"), env=env).returncode:
         return 1
     if os.getuid() != 0:
         raise Error("lava-run runs as root only (it writes /var/lib/lava/dispatcher)")
@@ -39,13 +36,7 @@ def cli(argv):
                         os.path.join(results, "lava", name))
     shutil.rmtree(ldir, ignore_errors=True)
     os.makedirs(os.path.join(ldir, "ramdisk"))
-    log_path = os.path.join(ldir, "check.log")
-
-    def record(line):
-        print(line, flush=True)
-        with open(log_path, "a") as f:
-            f.write(line + "\n")
-    open(log_path, "w").close()
+    record = Log(os.path.join(ldir, "check.log"))
     # the run this job must agree with: this checkout's make run of the target
     info = os.path.join(rdir, "build-info.txt")
 
@@ -54,9 +45,8 @@ def cli(argv):
     if not (nonempty(os.path.join(rdir, "report.json")) and os.path.isfile(os.path.join(mdir, "hardprobe.ko"))
             and nonempty(info)):
         say("lava", name, f"no run of this target in this checkout: make run TARGET={t} first")
-        with open(os.path.join(results, f"{name}.run.log"), "wb") as f:
-            if subprocess.run(hptool("run", t), stdout=f, stderr=subprocess.STDOUT, env=env).returncode:
-                raise Error(f"make run TARGET={t} failed: see results/{name}.run.log")
+        if to_log(tool("run", t), os.path.join(results, f"{name}.run.log"), env):
+            raise Error(f"make run TARGET={t} failed: see results/{name}.run.log")
     fields = dict(ln.split(": ", 1) for ln in open(info).read().splitlines() if ": " in ln)
     kdir, image = fields.get("build_dir", ""), fields.get("image", "")
     tg = targets.from_config(t, kdir)
@@ -79,12 +69,12 @@ def cli(argv):
     smp = os.environ.get("SMP") or "2"
     opt = (["--machine", machine] if machine else [])
     with open(os.path.join(ldir, "device.yaml"), "w") as f:
-        if subprocess.run(hptool("lava-device", tg.arch, "--smp", smp, *opt, "-d", os.path.join(ldir, "device.jinja2")),
+        if subprocess.run(tool("lava-device", tg.arch, "--smp", smp, *opt, "-d", os.path.join(ldir, "device.jinja2")),
                           stdout=f, env=env).returncode:
             return 1
     job = os.path.join(ldir, "job.yaml")
     with open(job, "w") as f:
-        if subprocess.run(hptool("lava-job", tg.arch, name, f"file://{ldir}/kernel", f"file://{ldir}/ramdisk.cpio.gz",
+        if subprocess.run(tool("lava-job", tg.arch, name, f"file://{ldir}/kernel", f"file://{ldir}/ramdisk.cpio.gz",
                                  os.path.join(rdir, "probes.txt"), "--smp", smp, *opt,
                                  *(["--append", append] if append else [])), stdout=f, env=env).returncode:
             return 1
@@ -118,7 +108,7 @@ def cli(argv):
     if '"lvl": "results"' not in open(lava_log, errors="replace").read():
         record(f"check lava-results-{name}: FAIL (no results in {lava_log})")
     else:
-        p = subprocess.run(hptool("lava-compare", lava_log, os.path.join(rdir, "report.json")), env=env,
+        p = subprocess.run(tool("lava-compare", lava_log, os.path.join(rdir, "report.json")), env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
         with open(os.path.join(ldir, "compare.txt"), "w") as f:
             f.write(p.stdout)
@@ -133,4 +123,4 @@ def cli(argv):
         if not any(ln.startswith("check ") for ln in lines):
             record(f"check lava-results-{name}: FAIL ({(lines or [''])[-1]})")
     sys.stdout.flush()
-    return subprocess.run(hptool("tally", log_path), env=env).returncode
+    return subprocess.run(tool("tally", record.path), env=env).returncode

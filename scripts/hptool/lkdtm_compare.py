@@ -37,7 +37,7 @@ import shutil
 import subprocess
 import sys
 
-from . import SCRIPTS, TOP, Error, say
+from . import TOP, Error, say, tool, tool_env
 from .collect import frames, read
 
 TS = re.compile(r"^\[\s*[0-9.]+\]\s?")
@@ -272,8 +272,7 @@ def cli_run(args):
     rdir, mdir = os.path.join(results, a.target), os.path.join(results, ".build", a.target)
     if not (os.path.isfile(os.path.join(rdir, "report.json")) and os.path.isfile(os.path.join(mdir, "hardprobe.ko"))):
         say("lkdtm", a.target, "no hardprobe results yet: make run first")
-        if subprocess.run([sys.executable, "-m", "hptool", "run", a.target], stdout=subprocess.DEVNULL,
-                          env=dict(env, PYTHONPATH=SCRIPTS)).returncode:
+        if subprocess.run(tool("run", a.target), stdout=subprocess.DEVNULL, env=tool_env()).returncode:
             raise Error(f"make run TARGET={a.target} failed")
     kdir = kbuild.Build(a.target).build(False)
     ldir = os.path.join(mdir, "lkdtm")

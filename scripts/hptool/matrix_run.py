@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from . import SCRIPTS, TOP, Error, say
+from . import TOP, Error, lines, read_text, say, to_log, tool, tool_env
 from . import debian, matrix, targets
 
 # the stage that failed: the one after the last that hptool run recorded in stages.txt
@@ -31,11 +31,7 @@ NEXT_STAGE = {"": "kernel", "kernel": "module", "module": "initramfs", "initramf
 
 
 def failed_stage(stages):
-    try:
-        lines = open(stages).read().split("\n")
-    except OSError:
-        lines = []
-    last = [ln.split()[0] for ln in lines if ln.split()]
+    last = [ln.split()[0] for ln in lines(stages) if ln.split()]
     return NEXT_STAGE.get(last[-1] if last else "", "collect")
 
 
@@ -70,7 +66,7 @@ def run_one(name, base, kver, res, runner):
             with open(log, "w") as f:
                 f.write(f"hardprobe: error: {e}\n")
             return "failed", "target", 1, str(e)
-    env = dict(os.environ, KVER=kver, RESULTS=res, PYTHONPATH=SCRIPTS)
+    env = tool_env(KVER=kver, RESULTS=res)
     with open(log, "wb") as f:
         p = subprocess.Popen(runner + [base], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, env=env)
@@ -83,13 +79,10 @@ def run_one(name, base, kver, res, runner):
     if rc == 0:
         return "ok", "complete", 0, ""
     stage = failed_stage(os.path.join(rdir, "stages.txt"))
-    errs = re.findall(r"^hardprobe(?:: error)?: (.*)$", open(log, errors="replace").read(), re.M)
+    errs = re.findall(r"^hardprobe(?:: error)?: (.*)$", read_text(log), re.M)
     reason = errs[-1] if errs else ""
-    try:
-        if re.search(r"^TIMEOUT", open(os.path.join(rdir, "console.log"), errors="replace").read(), re.M):
-            reason = f"guest TIMEOUT (BOOT_TIMEOUT={os.environ.get('BOOT_TIMEOUT') or 600} s); {reason}"
-    except OSError:
-        pass
+    if re.search(r"^TIMEOUT", read_text(os.path.join(rdir, "console.log")), re.M):
+        reason = f"guest TIMEOUT (BOOT_TIMEOUT={os.environ.get('BOOT_TIMEOUT') or 600} s); {reason}"
     return "failed", stage, rc, f"failed at stage {stage} (exit {rc}){': ' + reason if reason else ''}; see {log}"
 
 
@@ -105,7 +98,7 @@ def cli(argv):
     bases = targets.matrix_targets(a.targets or os.environ.get("TARGETS", "").split(),
                                    os.environ.get("COMPILERS", ""))
     plan = runs(bases, os.environ.get("KVERS", "").split())
-    runner = shlex.split(os.environ.get("HP_MATRIX_RUN") or "") or [sys.executable, "-m", "hptool", "run"]
+    runner = shlex.split(os.environ.get("HP_MATRIX_RUN") or "") or tool("run")
     n = len(plan)
     say("matrix", "-", f"{n} targets: {' '.join(p[0] for p in plan)}")
     failed = []
@@ -146,10 +139,7 @@ def cli(argv):
     cj = os.path.join(res, "compiler.json")
     if os.path.exists(cj):
         os.remove(cj)
-    with open(os.path.join(res, "ccprobe.log"), "wb") as f:
-        rc = subprocess.run([sys.executable, "-m", "hptool", "ccprobe", "-o", cj, "--compilers", ",".join(ccs)],
-                            stdout=f, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=SCRIPTS)).returncode
-    if rc:
+    if to_log(tool("ccprobe", "-o", cj, "--compilers", ",".join(ccs)), os.path.join(res, "ccprobe.log")):
         say("matrix", "-", f"hptool ccprobe failed (the compiler layer shows —); see {res}/ccprobe.log")
     say("matrix", "-", f"rendering {res}/matrix.md, matrix.html, matrix.json")
     if matrix.main(["--results", res, "--targets", " ".join(p[0] for p in plan)]):

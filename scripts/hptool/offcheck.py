@@ -22,10 +22,9 @@ boot hid the protection) is not compared: SKIP, never ok."""
 import argparse
 import json
 import os
-import subprocess
 import sys
 
-from . import SCRIPTS, TOP, outcome, say
+from . import TOP, lines, outcome, say, to_log, tool, tool_env
 
 
 def load(d):
@@ -123,17 +122,15 @@ def run_variant(target, rdir, log, kind=None, value=None):
     """hptool run of @target into @rdir (RESULTS), its output into @log; with a variant's
     boot parameters (cmdline) or config fragment (config, a path under the checkout).
     False (and the log's last lines on stderr) when the run failed."""
-    env = dict(os.environ, RESULTS=rdir, PYTHONPATH=SCRIPTS)
+    env = tool_env(RESULTS=rdir)
     if kind == "cmdline":
         env["CMDLINE"] = value
     elif kind == "config":
         env["EXTRA_CONFIG"] = os.path.join(TOP, value)
     os.makedirs(rdir, exist_ok=True)
-    with open(log, "wb") as f:
-        rc = subprocess.run([sys.executable, "-m", "hptool", "run", target], stdout=f,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env).returncode
+    rc = to_log(tool("run", target), log, env)
     if rc:
-        print("\n".join(open(log, errors="replace").read().splitlines()[-5:]), file=sys.stderr)
+        print("\n".join(lines(log)[-5:]), file=sys.stderr)
     return rc == 0
 
 

@@ -25,7 +25,7 @@ import re
 import time
 import traceback
 
-from . import TOP, Error, say
+from . import TOP, Error, read_text, say
 from . import bench, collect, debian, initramfs, kbuild, qemu, targets
 
 
@@ -71,17 +71,11 @@ def prebuilt_kernel(target, env):
     return f"/usr/src/linux-headers-{ver}", image
 
 
-def build_info(target, t, kdir, image, prebuilt, kvm, cmdline):
+def build_info(target, kdir, image, prebuilt, kvm, cmdline):
     """build-info.txt: what was booted, how"""
     if prebuilt:
-        def read(p):
-            try:
-                return open(p, errors="replace").read()
-            except OSError:
-                return None
-        cfg = read(os.path.join(kdir, ".config")) or ""
-        cc = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', cfg, re.M)
-        rel = (read(os.path.join(kdir, "include", "config", "kernel.release")) or "unknown").strip()
+        cc = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', read_text(os.path.join(kdir, ".config")), re.M)
+        rel = (read_text(os.path.join(kdir, "include", "config", "kernel.release")) or "unknown").strip()
         with open(os.path.join(kdir, ".config"), "rb") as f:
             chash = hashlib.sha256(f.read()).hexdigest()[:16]
         text = (f"target: {target}\nsource: prebuilt {rel}\ncompiler: {cc.group(1) if cc else ''}\n"
@@ -166,7 +160,7 @@ def run(target, env=os.environ):
                 f.result()
         stage("fatal-guests")
     with open(os.path.join(rdir, "build-info.txt"), "w") as f:
-        f.write(build_info(target, t, kdir, image, prebuilt, kvm, cmdline))
+        f.write(build_info(target, kdir, image, prebuilt, kvm, cmdline))
     rc = collect.collect(rdir, name)
     if rc:
         return rc
