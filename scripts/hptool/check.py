@@ -16,6 +16,7 @@ the run ends with the time per stage and "N passed, N failed" (hptool tally), an
 name of scripts/check-manifest must have run. Exit 1 on any failure.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -164,6 +165,11 @@ def run(target, log, **env):
     return rc
 
 
+def run_one(kv, base, t):
+    say("run", t, "boot (judged when every target's run is done)")
+    run(base, os.path.join(RESULTS, f"{t}.run.log"), KVER=kv, RESULTS=RESULTS)
+
+
 def kunit_parse(ksrc, path, out):
     """kunit.py parse of @path into @out: its status"""
     return to_log(["python3", os.path.join(ksrc, "tools", "testing", "kunit", "kunit.py"), "parse", path], out)
@@ -211,6 +217,7 @@ def w1_builds(log, ksrc, src71, no71):
 
 def boots(log, ksrc, src71, no71):
     table = os.path.join(SCRIPTS, "expect.table")
+    todo = []
     for kv, base in BOOTS:
         t = targets.result_name(base, version=kv)
         if kv == "7.1":
@@ -218,8 +225,14 @@ def boots(log, ksrc, src71, no71):
                 log(f"check {t} tree: {no71}")
                 continue
             log(f"check {t} tree: ok ({src71})")
-        say("run", t, "boot and judge")
-        run(base, os.path.join(RESULTS, f"{t}.run.log"), KVER=kv, RESULTS=RESULTS)
+        todo.append((kv, base, t))
+    # the runs side by side, as many at once as there are CPUs (the W=1 stage has built
+    # the 6.x kernels: each run is then a module build and guests that keep about one CPU
+    # busy), then judged in order
+    with concurrent.futures.ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:
+        for f in [pool.submit(run_one, kv, base, t) for kv, base, t in todo]:
+            f.result()
+    for kv, base, t in todo:
         log.checked(f"{t} judge", tool("judge", os.path.join(RESULTS, t), table, t), what="judge")
         # the kernel's own KTAP parser must accept what we print (it exits 1 on a failed
         # test too: those the judge holds against the table's expected ones above; here
@@ -356,8 +369,8 @@ def lockdown(log, ksrc, src71, no71):
 
 
 def refusals(log, ksrc, src71, no71):
-    # the refusal matrix (one module build for all: the guests share results/refusals/,
-    # each result moved aside)
+    # the refusal matrix (the guests share results/refusals/, each result moved aside, and
+    # the module build of every x86_64-gcc run)
     rf = os.path.join(RESULTS, "refusals")
     os.makedirs(rf, exist_ok=True)
     for name, gmode, want, cmd in REFUSALS:

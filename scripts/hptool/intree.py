@@ -192,11 +192,11 @@ def tarball_guest(tarball, logdir):
     """that tarball's own run_kselftest.sh in a guest of the bench's x86_64-gcc kernel (the
     same 6.12) with the module loaded: a CI lab's run, on a ramdisk with busybox and the C
     library the programs are linked against"""
-    from . import initramfs, qemu
+    from . import initramfs, kbuild, qemu
     g = os.path.join(TOP, "results", "x86_64-gcc")
     info = dict(ln.split(": ", 1) for ln in read_text(os.path.join(g, "build-info.txt")).splitlines() if ": " in ln)
     image = os.path.join(info.get("build_dir", "/nonexistent"), "arch", "x86", "boot", "bzImage")
-    ko = os.path.join(TOP, "results", ".build", "x86_64-gcc")
+    ko = kbuild.module_dir("x86_64-gcc", env={})
     if not tarball:
         print("check intree kselftest-tarball-guest: FAIL (no tarball)")
         return

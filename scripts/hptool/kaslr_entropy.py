@@ -5,7 +5,7 @@ BOOTS times, each a small guest that loads the module and runs kaslr.text alone
 (hardprobe.mode=one:kaslr.text, the one-probe guest of the panicking probes), and compares
 where the kernel's text was: results/<target>/kaslr-entropy.txt, ending in "check <target>
 kaslr-across-boots: ok|FAIL" (exit 1 on FAIL). KVER= as for make run; the module and
-initramfs are built into results/.build/<target>/ as make run builds them.
+initramfs are built where make run builds them (results/.build/<target>/).
 
 usage: hptool kaslr [TARGET] [--boots N]
        hptool kaslr-entropy NAME CONSOLE...   (the comparison alone, of consoles at hand)
@@ -93,8 +93,9 @@ def cli_run(argv):
     t = targets.resolve(a.target)       # a reference target: its tools checked before a build
     name = targets.result_name(a.target)
     results = env.get("RESULTS") or os.path.join(TOP, "results")
-    rdir, mdir = os.path.join(results, name), os.path.join(results, ".build", name)
     kdir = kbuild.Build(a.target).build(False)
+    rdir, mdir = os.path.join(results, name), kbuild.module_dir(name, kdir)
+    kbuild.lock_module_dir(mdir, name)     # held until the process exits
     image = os.path.join(kdir, qemu.image(t.arch))
     say("module", name, "building hardprobe.ko and the initramfs")
     kbuild.module(a.target, kdir, mdir)

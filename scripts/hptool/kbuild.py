@@ -70,7 +70,7 @@ class Build:
         key = kconfig.cache_key(self.srcid, self.t.arch, self.ccver, self.fragment)
         self.dir = os.path.join(CACHE, "build", f"{name}-{key}")
         self.log = os.path.join(self.dir, "hardprobe-build.log")
-        self.jobs = os.environ.get("JOBS") or str(len(os.sched_getaffinity(0)))
+        self.jobs = jobs()
 
     def path(self, *p):
         return os.path.join(self.dir, *p)
@@ -178,6 +178,41 @@ def cli(args):
     return 0
 
 
+def jobs():
+    """make's job count: JOBS, else the CPUs this process may run on"""
+    return os.environ.get("JOBS") or str(len(os.sched_getaffinity(0)))
+
+
+def module_dir(name, kdir=None, env=os.environ):
+    """where hptool run builds @name's modules, selftest programs and initramfs against the
+    kernel build @kdir: one directory per checkout and kernel, whatever RESULTS says, so that
+    the runs of one kernel (make check's base run, its boot-parameter variants, the
+    nodebugfs, lockdown and refusal guests) share one build and make's own dependencies
+    decide what to rebuild. The target's own kernel: results/.build/<name> (where hptool
+    lava, lkdtm, kaslr and the kernel-tree drop-in read it); another one (KDIR=,
+    EXTRA_CONFIG=): results/.build/<name>-<digest of its build directory>."""
+    base = os.path.join(TOP, "results", ".build")
+    if env.get("KDIR") or env.get("EXTRA_CONFIG"):
+        return os.path.join(base, f"{name}-{hashlib.sha256(os.path.realpath(kdir).encode()).hexdigest()[:12]}")
+    return os.path.join(base, name)
+
+
+_HELD = []      # the module directories' locks this process holds, until it exits
+
+
+def lock_module_dir(mdir, name):
+    """@mdir locked for this process until it exits: one run at a time builds there and
+    boots what it built"""
+    os.makedirs(mdir, exist_ok=True)
+    lock = open(os.path.join(mdir, ".lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        say("wait", name, f"another run uses {mdir}; waiting for it")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    _HELD.append(lock)
+
+
 def module(name, kdir, out, make_args=()):
     """hardprobe.ko, hardprobe_kunit.ko and the selftest programs for target @name against
     the kernel build @kdir, in a private copy of the sources under @out; the static kselftest
@@ -193,7 +228,7 @@ def module(name, kdir, out, make_args=()):
                     TOP + "/", src + "/"], check=True)
     log = os.path.join(out, "module-build.log")
     with open(log, "wb") as f:
-        rc = subprocess.run(["make", "-C", kdir, f"M={src}", *t.make_args(), *make_args, "modules"],
+        rc = subprocess.run(["make", "-C", kdir, f"-j{jobs()}", f"M={src}", *t.make_args(), *make_args, "modules"],
                             stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env).returncode
     if rc:
         sys.stderr.write(open(log, errors="replace").read())
@@ -232,7 +267,7 @@ def module(name, kdir, out, make_args=()):
     # (MAKEFLAGS: none of the calling make's variables, such as TARGET=, reach lib.mk)
     env = dict(os.environ, MAKEFLAGS="")
     with open(log, "wb") as f:
-        rc = subprocess.run(["make", "-C", os.path.join(kst, "hardprobe"), f"OUTPUT={out}",
+        rc = subprocess.run(["make", "-C", os.path.join(kst, "hardprobe"), f"-j{jobs()}", f"OUTPUT={out}",
                              f"CROSS_COMPILE={ucc[:-len('gcc')]}", "USERCFLAGS=-Werror",
                              "USERLDFLAGS=-static"], stdout=f, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=env).returncode

@@ -15,7 +15,7 @@ import sys
 import time
 
 from . import TOP, Error, say, to_log, tool, tool_env
-from . import initramfs, qemu, targets
+from . import initramfs, kbuild, qemu, targets
 from .check import Log
 
 
@@ -32,7 +32,7 @@ def cli(argv):
         raise Error("lava-run runs as root only (it writes /var/lib/lava/dispatcher)")
     name = targets.result_name(t)
     results = os.path.join(TOP, "results")
-    rdir, mdir, ldir = (os.path.join(results, name), os.path.join(results, ".build", name),
+    rdir, mdir, ldir = (os.path.join(results, name), kbuild.module_dir(name, env={}),
                         os.path.join(results, "lava", name))
     shutil.rmtree(ldir, ignore_errors=True)
     os.makedirs(os.path.join(ldir, "ramdisk"))

@@ -67,8 +67,10 @@ def kvm_probe(arch, kernel, initrd, cache=CACHE):
         except OSError:
             out = ""
         os.makedirs(cache, exist_ok=True)
-        with open(path, "w") as f:
+        # whole or not at all: runs side by side may probe at once
+        with open(f"{path}.{os.getpid()}", "w") as f:
             f.write("yes\n" if "hardprobe:end" in out else "no\n")
+        os.replace(f"{path}.{os.getpid()}", path)
     return open(path).read().strip()
 
 

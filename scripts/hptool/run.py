@@ -109,9 +109,12 @@ def run(target, env=os.environ):
         kdir = kbuild.Build(target).build(False)
         image = os.path.join(kdir, qemu.image(t.arch))
     stage("kernel")
-    # module, KUnit module and initramfs are per checkout: two checkouts share one kernel
-    mdir = os.path.join(results, ".build", name)
-    say("module", name, "building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test")
+    # module, KUnit module and initramfs: per checkout and kernel (two checkouts share one
+    # kernel; the runs of one kernel share one module build), one run at a time (held until
+    # this run's guests are done with them)
+    mdir = kbuild.module_dir(name, kdir, env)
+    kbuild.lock_module_dir(mdir, name)     # held until the process exits
+    say("module", name, f"building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test in {mdir}")
     kbuild.module(target, kdir, mdir)
     stage("module")
     initrd = os.path.join(mdir, "initramfs.cpio.gz")
