@@ -76,6 +76,26 @@ struct hp_feature_impl {
 	 * none (JSON "khc"; hptool khc-join)
 	 */
 	const char *khc;
+	/*
+	 * the LKDTM tests (drivers/misc/lkdtm) that provoke the bug the
+	 * feature as a whole stops, as for hp_probe.lkdtm; NULL: none
+	 */
+	const char *const *lkdtm;
+	/*
+	 * the switches that turn the feature off on this architecture, as
+	 * make offcheck applies them (HP_LIST(); NULL: none): a boot
+	 * parameter ("rodata=off"; one key twice is merged, "clearcpuid=a,b")
+	 * or a Kconfig line ("CONFIG_FORTIFY_SOURCE=n": a kernel built with
+	 * it). Each is one that a variant of scripts/off-variants applies,
+	 * so that every switch here is shown to work (JSON "off")
+	 */
+	const char *const *off;
+	/*
+	 * the same for the switches that turn it on where the reference
+	 * kernels leave it off, or force a CPU bug's mitigation on a CPU the
+	 * kernel calls not affected (JSON "on")
+	 */
+	const char *const *on;
 	const struct hp_probe *probes;
 	unsigned int nr_probes;
 };
@@ -135,21 +155,37 @@ struct hp_probe {
 	 * hung_task_panic and softlockup_panic
 	 */
 	bool blocks;
+	/*
+	 * the LKDTM tests that provoke the same bug against the same
+	 * protection (HP_LIST()), in the order LKDTM's guest runs them
+	 * (hptool lkdtm): "TEST", "TEST@7.0" where LKDTM has it from that
+	 * kernel version on, "?TEST" shown beside the probe but not compared
+	 * with it; NULL: none (JSON "lkdtm")
+	 */
+	const char *const *lkdtm;
 };
 
 /*
  * HP_PROBE(feature, probe, kind, ...) declares the probe "<feature>.<probe>",
  * run by the function hp_<feature>_<probe>(); the optional designated
  * initializers give .signature and .escape (fatal probes), .warns,
- * .reports and .blocks.
+ * .reports, .blocks and .lkdtm.
  */
 #define HP_PROBE(feat, probe, k, ...)					\
 	{ .name = #feat "." #probe, .feature = #feat, .kind = (k),	\
 	  .run = hp_##feat##_##probe, __VA_ARGS__ }
 
+/* HP_LIST("a", "b", ...): a NULL-ended list of strings (.lkdtm, .off, .on) */
+#define HP_LIST(...)	((const char *const []){ __VA_ARGS__, NULL })
+
+/* @x on that architecture only, NULL elsewhere (an .off or .on switch) */
+#define HP_X86_64(x)	(IS_ENABLED(CONFIG_X86_64) ? (x) : NULL)
+#define HP_ARM64(x)	(IS_ENABLED(CONFIG_ARM64) ? (x) : NULL)
+
 /*
  * HP_FEATURE(feature, ...) gives the registry's feature @feat its probes,
- * the table hp_probes_<feature>[], and its .layers (and .unavailable, .khc).
+ * the table hp_probes_<feature>[], and its .layers (and .unavailable, .khc,
+ * .lkdtm, .off, .on).
  */
 #define HP_FEATURE(feat, ...)						\
 const struct hp_feature_impl hp_impl_##feat = {			\

@@ -249,13 +249,20 @@ static void hp_ab_layers(struct hp_layers *l)
 
 static const struct hp_probe hp_probes_array_bounds[] = {
 	HP_PROBE(array_bounds, fixed, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
-		 .reports = "UBSAN:"),
+		 .reports = "UBSAN:",
+		 .lkdtm = HP_LIST("ARRAY_BOUNDS")),
 	HP_PROBE(array_bounds, trailing, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
 		 .reports = "UBSAN:"),
 	HP_PROBE(array_bounds, counted_by, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
-		 .reports = "UBSAN:"),
+		 .reports = "UBSAN:",
+		 .lkdtm = HP_LIST("FAM_BOUNDS")),
+	/*
+	 * LKDTM's PTR_BOUNDS (from 7.0): a pointer member read past its
+	 * __counted_by_ptr count.
+	 */
 	HP_PROBE(array_bounds, counted_by_ptr, HP_AB_KIND, .signature = HP_AB_SIG, .warns = 1,
-		 .reports = "UBSAN:"),
+		 .reports = "UBSAN:",
+		 .lkdtm = HP_LIST("PTR_BOUNDS@7.0")),
 };
 
 /*
@@ -264,4 +271,5 @@ static const struct hp_probe hp_probes_array_bounds[] = {
  * CONFIG_UBSAN_TRAP is not listed: the probes do not provoke what it adds (a
  * trap instead of a report).
  */
-HP_FEATURE(array_bounds, .layers = hp_ab_layers, .khc = "CONFIG_UBSAN_BOUNDS");
+HP_FEATURE(array_bounds, .layers = hp_ab_layers, .khc = "CONFIG_UBSAN_BOUNDS",
+	   .off = HP_LIST("CONFIG_UBSAN_BOUNDS=n"));

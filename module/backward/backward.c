@@ -187,10 +187,12 @@ static const struct hp_probe hp_probes_shadow_call_stack[] = {
 };
 
 HP_FEATURE(shadow_call_stack, .layers = hp_scs_layers, .unavailable = hp_arm64_only,
-	   .khc = "CONFIG_SHADOW_CALL_STACK");
+	   .khc = "CONFIG_SHADOW_CALL_STACK",
+	   .lkdtm = HP_LIST("CFI_BACKWARD"));
 
 static const struct hp_probe hp_probes_ret_overwrite[] = {
 	HP_PROBE(ret_overwrite, stack, HP_SAFE),
 };
 
-HP_FEATURE(ret_overwrite, .layers = hp_ret_layers, .unavailable = hp_ret_unavailable);
+HP_FEATURE(ret_overwrite, .layers = hp_ret_layers, .unavailable = hp_ret_unavailable,
+	   .lkdtm = HP_LIST("CFI_BACKWARD"));

@@ -291,5 +291,16 @@ static const struct hp_probe hp_probes_pac_ret[] = {
 	HP_PROBE(pac_ret, scs_entry, HP_PAC_KIND, .signature = HP_PAC_SIG),
 };
 
+/*
+ * LKDTM's CORRUPT_PAC (shown, not compared) resets the task's PAC keys and
+ * expects its own signed returns to fail. On arm64-clang it prints "FAIL:
+ * survived PAC changes": clang-19 pushes the raw return address on the shadow
+ * call stack before paciasp and reloads it after autiasp, so the failed check
+ * is discarded (arm64-gcc: caught). corrupt corrupts the PAC bits of one saved
+ * return address on a victim without the shadow call stack and faults;
+ * scs_entry shows the clang gap itself.
+ */
 HP_FEATURE(pac_ret, .layers = hp_pac_layers, .unavailable = hp_pac_unavailable,
-	   .khc = "CONFIG_ARM64_PTR_AUTH_KERNEL arm64.nopauth@arm64");
+	   .khc = "CONFIG_ARM64_PTR_AUTH_KERNEL arm64.nopauth@arm64",
+	   .lkdtm = HP_LIST("?CORRUPT_PAC"),
+	   .off = HP_ARM64(HP_LIST("arm64.nopauth")));

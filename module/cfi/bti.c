@@ -166,4 +166,5 @@ static const struct hp_probe hp_probes_bti[] = {
 };
 
 HP_FEATURE(bti, .layers = hp_bti_layers, .unavailable = hp_bti_unavailable,
-	   .khc = "CONFIG_ARM64_BTI_KERNEL arm64.nobti@arm64");
+	   .khc = "CONFIG_ARM64_BTI_KERNEL arm64.nobti@arm64",
+	   .off = HP_ARM64(HP_LIST("arm64.nobti")));

@@ -341,8 +341,13 @@ static const char *hp_ibt_unavailable(void)
 static const struct hp_probe hp_probes_kcfi[] = {
 	HP_PROBE(kcfi, mismatch, HP_CFI_KIND, .signature = HP_CFI_SIG_LONG2,
 		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
+	/*
+	 * LKDTM's CFI_FORWARD_PROTO calls int (*)(int *) through void (*)(int
+	 * *): a return-type mismatch.
+	 */
 	HP_PROBE(kcfi, return_type, HP_CFI_KIND, .signature = HP_CFI_SIG_VOID,
-		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
+		 .warns = HP_CFI_WARNS, .reports = "CFI failure",
+		 .lkdtm = HP_LIST("CFI_FORWARD_PROTO")),
 	HP_PROBE(kcfi, arg_count, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGC,
 		 .warns = HP_CFI_WARNS, .reports = "CFI failure"),
 	HP_PROBE(kcfi, arg_type, HP_CFI_KIND, .signature = HP_CFI_SIG_ARGTYPE,
@@ -355,7 +360,8 @@ static const struct hp_probe hp_probes_kcfi[] = {
  * verified: the probes do not tell kCFI from FineIBT.
  */
 HP_FEATURE(kcfi, .layers = hp_cfi_layers, .unavailable = hp_cfi_unavailable,
-	   .khc = "CONFIG_CFI_CLANG CONFIG_CFI_PERMISSIVE cfi");
+	   .khc = "CONFIG_CFI_CLANG CONFIG_CFI_PERMISSIVE cfi",
+	   .off = HP_X86_64(HP_LIST("cfi=off")));
 
 static const struct hp_probe hp_probes_ibt[] = {
 	HP_PROBE(ibt, past_endbr, HP_FATAL, .signature = HP_IBT_SIG, .warns = 1),

@@ -235,6 +235,21 @@ static void hp_json_kv(struct seq_buf *s, const char *key, const char *val,
 		hp_seq_buf_putc(s, ',');
 }
 
+/* "key":["a","b"], of a NULL-ended list (NULL: an empty one), and a comma */
+static void hp_json_list(struct seq_buf *s, const char *key, const char *const *list)
+{
+	unsigned int i;
+
+	hp_json_str(s, key);
+	hp_seq_buf_puts(s, ":[");
+	for (i = 0; list && list[i]; i++) {
+		if (i)
+			hp_seq_buf_putc(s, ',');
+		hp_json_str(s, list[i]);
+	}
+	hp_seq_buf_puts(s, "],");
+}
+
 /*
  * The module's outcome rules, for the programs that judge its results: the
  * ranking (a feature's outcome is its probes' highest, gaps aside) and
@@ -305,6 +320,9 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 			       fr->layers.configured ? "true" : "false");
 		hp_json_kv(s, "symbol", fr->feature->symbol, true);
 		hp_json_kv(s, "khc", fr->feature->impl->khc ?: "", true);
+		hp_json_list(s, "lkdtm", fr->feature->impl->lkdtm);
+		hp_json_list(s, "off", fr->feature->impl->off);
+		hp_json_list(s, "on", fr->feature->impl->on);
 		hp_json_kv(s, "configured", fr->layers.configured_txt, true);
 		hp_json_kv(s, "built", fr->layers.built, true);
 		hp_json_kv(s, "active", fr->layers.active, true);
@@ -335,6 +353,7 @@ void hp_render_json(struct seq_buf *s, const struct hp_run *run)
 				       pr->res.warns, pr->probe->warns, pr->res.warns_foreign);
 			/* what a log checker must not count as a finding */
 			hp_json_kv(s, "reports", pr->probe->reports ?: "", true);
+			hp_json_list(s, "lkdtm", pr->probe->lkdtm);
 			seq_buf_printf(s, "\"ns\":%llu}%s\n", pr->res.ns,
 				       i + 1 < fr->first + fr->count ? "," : "");
 		}

@@ -427,14 +427,16 @@ static const struct hp_probe hp_probes_debug_notifiers[] = {
  * kernel-hardening-checker checks (.khc), verified by: the kernel's own checks
  * of its callers, each provoked (debug_wx: its boot check observed).
  */
-HP_FEATURE(debug_notifiers, .layers = hp_dn_layers, .khc = "CONFIG_DEBUG_NOTIFIERS");
+HP_FEATURE(debug_notifiers, .layers = hp_dn_layers, .khc = "CONFIG_DEBUG_NOTIFIERS",
+	   .on = HP_LIST("CONFIG_DEBUG_NOTIFIERS=y"));
 
 static const struct hp_probe hp_probes_debug_sg[] = {
 	HP_PROBE(debug_sg, vmalloc, HP_FATAL, .signature = HP_SG_SIG,
 		 .escape = hp_sg_escape, .warns = 1),
 };
 
-HP_FEATURE(debug_sg, .layers = hp_sg_layers, .khc = "CONFIG_DEBUG_SG");
+HP_FEATURE(debug_sg, .layers = hp_sg_layers, .khc = "CONFIG_DEBUG_SG",
+	   .on = HP_LIST("CONFIG_DEBUG_SG=y"));
 
 static const struct hp_probe hp_probes_debug_virtual[] = {
 	HP_PROBE(debug_virtual, vmalloc, HP_FATAL, .signature = HP_DV_SIG, .warns = 1,
@@ -442,7 +444,8 @@ static const struct hp_probe hp_probes_debug_virtual[] = {
 };
 
 HP_FEATURE(debug_virtual, .layers = hp_dv_layers, .unavailable = hp_dv_unavailable,
-	   .khc = "CONFIG_DEBUG_VIRTUAL");
+	   .khc = "CONFIG_DEBUG_VIRTUAL",
+	   .on = HP_LIST("CONFIG_DEBUG_VIRTUAL=y"));
 
 static const struct hp_probe hp_probes_debug_wx[] = {
 	HP_PROBE(debug_wx, boot_check, HP_SAFE),
@@ -454,4 +457,5 @@ static const struct hp_probe hp_probes_debug_wx[] = {
  * CONFIG_DEBUG_WX not runtime-observable (nothing can make the kernel check
  * again)
  */
-HP_FEATURE(debug_wx, .layers = hp_wx_layers);
+HP_FEATURE(debug_wx, .layers = hp_wx_layers,
+	   .on = HP_LIST("CONFIG_DEBUG_WX=y"));

@@ -286,15 +286,24 @@ static void hp_fo_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_fortify[] = {
-	HP_PROBE(fortify, strscpy, HP_SAFE),
-	HP_PROBE(fortify, strcpy, HP_SAFE),
-	HP_PROBE(fortify, memcpy, HP_SAFE),
+	/*
+	 * LKDTM: strncpy() there, strcpy() here: the same fortify string check,
+	 * whole object and struct member.
+	 */
+	HP_PROBE(fortify, strscpy, HP_SAFE,
+		 .lkdtm = HP_LIST("FORTIFY_STRSCPY")),
+	HP_PROBE(fortify, strcpy, HP_SAFE,
+		 .lkdtm = HP_LIST("FORTIFY_STR_OBJECT", "FORTIFY_STR_MEMBER")),
+	HP_PROBE(fortify, memcpy, HP_SAFE,
+		 .lkdtm = HP_LIST("FORTIFY_MEM_OBJECT")),
 	HP_PROBE(fortify, memset, HP_SAFE),
 	HP_PROBE(fortify, memcpy_field_spanning, HP_SAFE, .warns = 1,
-		 .reports = "detected field-spanning write"),
+		 .reports = "detected field-spanning write",
+		 .lkdtm = HP_LIST("FORTIFY_MEM_MEMBER")),
 	/* __fortify_panic() WARNs, then BUGs */
 	HP_PROBE(fortify, strcpy_bug, HP_FATAL, .signature = HP_FO_SIG_STRCPY, .warns = 1,
 		 .reports = "detected buffer overflow"),
 };
 
-HP_FEATURE(fortify, .layers = hp_fo_layers, .khc = "CONFIG_FORTIFY_SOURCE");
+HP_FEATURE(fortify, .layers = hp_fo_layers, .khc = "CONFIG_FORTIFY_SOURCE",
+	   .off = HP_LIST("CONFIG_FORTIFY_SOURCE=n"));

@@ -473,12 +473,22 @@ static void hp_heap_layers_free(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_heap_init_alloc[] = {
-	HP_PROBE(heap_init_alloc, slab, HP_SAFE),
-	HP_PROBE(heap_init_alloc, page, HP_SAFE),
+	/*
+	 * LKDTM: init_on_alloc and init_on_free, slab and page allocator. With
+	 * both on (the reference kernels), the page freed before the
+	 * re-allocation was already cleared by init_on_free:
+	 * heap_init_alloc.page says so (unsupported), LKDTM cannot tell and
+	 * says caught.
+	 */
+	HP_PROBE(heap_init_alloc, slab, HP_SAFE,
+		 .lkdtm = HP_LIST("SLAB_INIT_ON_ALLOC")),
+	HP_PROBE(heap_init_alloc, page, HP_SAFE,
+		 .lkdtm = HP_LIST("BUDDY_INIT_ON_ALLOC")),
 };
 
 HP_FEATURE(heap_init_alloc, .layers = hp_heap_layers_alloc,
-	   .khc = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON init_on_alloc");
+	   .khc = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON init_on_alloc",
+	   .off = HP_LIST("init_on_alloc=0"));
 
 /*
  * The read of a freed object: kasan_disable_current() keeps generic and
@@ -488,9 +498,12 @@ HP_FEATURE(heap_init_alloc, .layers = hp_heap_layers_alloc,
  * whose fault is fixed up before a tag fault is reported: no warning.
  */
 static const struct hp_probe hp_probes_heap_init_free[] = {
-	HP_PROBE(heap_init_free, slab, HP_SAFE, .warns = IS_ENABLED(CONFIG_KASAN_HW_TAGS)),
-	HP_PROBE(heap_init_free, page, HP_SAFE),
+	HP_PROBE(heap_init_free, slab, HP_SAFE, .warns = IS_ENABLED(CONFIG_KASAN_HW_TAGS),
+		 .lkdtm = HP_LIST("READ_AFTER_FREE")),
+	HP_PROBE(heap_init_free, page, HP_SAFE,
+		 .lkdtm = HP_LIST("READ_BUDDY_AFTER_FREE")),
 };
 
 HP_FEATURE(heap_init_free, .layers = hp_heap_layers_free,
-	   .khc = "CONFIG_INIT_ON_FREE_DEFAULT_ON init_on_free");
+	   .khc = "CONFIG_INIT_ON_FREE_DEFAULT_ON init_on_free",
+	   .off = HP_LIST("init_on_free=0"));

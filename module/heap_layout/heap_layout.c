@@ -597,15 +597,20 @@ static const struct hp_probe hp_probes_freelist_hardened[] = {
 };
 
 HP_FEATURE(kmalloc_random, .layers = hp_kmalloc_random_layers,
-	   .khc = "CONFIG_RANDOM_KMALLOC_CACHES");
+	   .khc = "CONFIG_RANDOM_KMALLOC_CACHES",
+	   .off = HP_LIST("CONFIG_RANDOM_KMALLOC_CACHES=n"));
 /*
  * no kernel-hardening-checker check (.khc): k-h-c master (0b9aebf) checks
  * CONFIG_SLAB_BUCKETS; v0.6.17.1, whose lists the join reads, does not
  */
-HP_FEATURE(slab_buckets, .layers = hp_slab_buckets_layers);
+HP_FEATURE(slab_buckets, .layers = hp_slab_buckets_layers,
+	   .off = HP_LIST("CONFIG_SLAB_BUCKETS=n"));
 HP_FEATURE(slab_nomerge, .layers = hp_slab_nomerge_layers,
-	   .khc = "CONFIG_SLAB_MERGE_DEFAULT slab_nomerge slab_merge");
+	   .khc = "CONFIG_SLAB_MERGE_DEFAULT slab_nomerge slab_merge",
+	   .on = HP_LIST("slab_nomerge"));
 HP_FEATURE(freelist_random, .layers = hp_freelist_random_layers,
-	   .khc = "CONFIG_SLAB_FREELIST_RANDOM");
+	   .khc = "CONFIG_SLAB_FREELIST_RANDOM",
+	   .off = HP_LIST("CONFIG_SLAB_FREELIST_RANDOM=n"));
 HP_FEATURE(freelist_hardened, .layers = hp_freelist_hardened_layers,
-	   .khc = "CONFIG_SLAB_FREELIST_HARDENED");
+	   .khc = "CONFIG_SLAB_FREELIST_HARDENED",
+	   .off = HP_LIST("CONFIG_SLAB_FREELIST_HARDENED=n"));

@@ -230,4 +230,5 @@ static const struct hp_probe hp_probes_kaslr[] = {
 };
 
 HP_FEATURE(kaslr, .layers = hp_kaslr_layers,
-	   .khc = "CONFIG_RANDOMIZE_BASE CONFIG_RANDOMIZE_MEMORY@x86_64 nokaslr");
+	   .khc = "CONFIG_RANDOMIZE_BASE CONFIG_RANDOMIZE_MEMORY@x86_64 nokaslr",
+	   .off = HP_LIST("nokaslr"));

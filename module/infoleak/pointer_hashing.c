@@ -151,4 +151,5 @@ static const struct hp_probe hp_probes_pointer_hashing[] = {
 	HP_PROBE(pointer_hashing, percent_p, HP_SAFE),
 };
 
-HP_FEATURE(pointer_hashing, .layers = hp_pointer_hashing_layers, .khc = "no_hash_pointers");
+HP_FEATURE(pointer_hashing, .layers = hp_pointer_hashing_layers, .khc = "no_hash_pointers",
+	   .off = HP_LIST("no_hash_pointers"));

@@ -344,4 +344,5 @@ static const struct hp_probe hp_probes_kfence[] = {
  * kfence.sample_interval: k-h-c asks for the value 100, which no probe
  * observes (checks.txt).
  */
-HP_FEATURE(kfence, .layers = hp_kf_layers, .khc = "CONFIG_KFENCE");
+HP_FEATURE(kfence, .layers = hp_kf_layers, .khc = "CONFIG_KFENCE",
+	   .on = HP_LIST("kfence.sample_interval=10"));

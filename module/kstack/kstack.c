@@ -335,11 +335,17 @@ static const struct hp_probe hp_probes_kstack_offset[] = {
 };
 
 HP_FEATURE(kstack_offset, .layers = hp_kstack_layers,
-	   .khc = "CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT randomize_kstack_offset");
+	   .khc = "CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT randomize_kstack_offset",
+	   .off = HP_LIST("randomize_kstack_offset=off"));
 
 static const struct hp_probe hp_probes_stack_erase[] = {
 	HP_PROBE(stack_erase, previous_syscall, HP_SAFE),
 };
 
+/*
+ * LKDTM: REPORT_STACK (kstack_offset) is judged by LKDTM's stack-entropy.sh
+ * over 1000 runs, not by tests.txt: not paired.
+ */
 HP_FEATURE(stack_erase, .layers = hp_erase_layers, .unavailable = hp_erase_unavailable,
-	   .khc = "CONFIG_KSTACK_ERASE");
+	   .khc = "CONFIG_KSTACK_ERASE",
+	   .lkdtm = HP_LIST("STACKLEAK_ERASING"));

@@ -205,11 +205,13 @@ static void hp_list_layers(struct hp_layers *l)
 
 static const struct hp_probe hp_probes_list_hardening[] = {
 	HP_PROBE(list_hardening, add_corrupt, HP_LIST_KIND,
-		 .signature = HP_LIST_SIG_ADD, .warns = 1, .reports = "list_add "),
+		 .signature = HP_LIST_SIG_ADD, .warns = 1, .reports = "list_add ",
+		 .lkdtm = HP_LIST("CORRUPT_LIST_ADD")),
 	HP_PROBE(list_hardening, del_bad_prev, HP_LIST_KIND,
 		 .signature = HP_LIST_SIG_DEL_PREV, .warns = 1, .reports = "list_del corruption"),
 	HP_PROBE(list_hardening, del_bad_next, HP_LIST_KIND,
-		 .signature = HP_LIST_SIG_DEL_NEXT, .warns = 1, .reports = "list_del corruption"),
+		 .signature = HP_LIST_SIG_DEL_NEXT, .warns = 1, .reports = "list_del corruption",
+		 .lkdtm = HP_LIST("CORRUPT_LIST_DEL")),
 };
 
 /*

@@ -861,11 +861,16 @@ static const char *hp_user_unavailable(void)
 }
 
 static const struct hp_probe hp_probes_nx[] = {
-	HP_PROBE(nx, kmalloc, HP_FATAL, .signature = HP_NX_SIG),
-	HP_PROBE(nx, vmalloc, HP_FATAL, .signature = HP_NX_SIG),
-	HP_PROBE(nx, stack, HP_FATAL, .signature = HP_NX_SIG),
-	HP_PROBE(nx, data, HP_FATAL, .signature = HP_NX_SIG),
-	HP_PROBE(nx, rodata, HP_FATAL, .signature = HP_NX_SIG),
+	HP_PROBE(nx, kmalloc, HP_FATAL, .signature = HP_NX_SIG,
+		 .lkdtm = HP_LIST("EXEC_KMALLOC")),
+	HP_PROBE(nx, vmalloc, HP_FATAL, .signature = HP_NX_SIG,
+		 .lkdtm = HP_LIST("EXEC_VMALLOC")),
+	HP_PROBE(nx, stack, HP_FATAL, .signature = HP_NX_SIG,
+		 .lkdtm = HP_LIST("EXEC_STACK")),
+	HP_PROBE(nx, data, HP_FATAL, .signature = HP_NX_SIG,
+		 .lkdtm = HP_LIST("EXEC_DATA")),
+	HP_PROBE(nx, rodata, HP_FATAL, .signature = HP_NX_SIG,
+		 .lkdtm = HP_LIST("EXEC_RODATA")),
 };
 
 /*
@@ -875,15 +880,28 @@ static const struct hp_probe hp_probes_nx[] = {
 HP_FEATURE(nx, .layers = hp_nx_layers, .khc = "CONFIG_STRICT_KERNEL_RWX CONFIG_STRICT_MODULE_RWX");
 
 static const struct hp_probe hp_probes_stack_guard[] = {
-	HP_PROBE(stack_guard, nofault, HP_SAFE),
-	HP_PROBE(stack_guard, leading, HP_FATAL, .signature = HP_GUARD_SIG),
+	/*
+	 * LKDTM: nofault reads the bytes below and above the task stack.
+	 * EXHAUST_STACK (a recursion into the guard page below) is not paired:
+	 * tests.txt marks it "Corrupts memory on failure".
+	 */
+	HP_PROBE(stack_guard, nofault, HP_SAFE,
+		 .lkdtm = HP_LIST("STACK_GUARD_PAGE_TRAILING")),
+	HP_PROBE(stack_guard, leading, HP_FATAL, .signature = HP_GUARD_SIG,
+		 .lkdtm = HP_LIST("STACK_GUARD_PAGE_LEADING")),
 };
 
 HP_FEATURE(stack_guard, .layers = hp_guard_layers, .khc = "CONFIG_VMAP_STACK");
 
 static const struct hp_probe hp_probes_vmalloc_guard[] = {
 	HP_PROBE(vmalloc_guard, nofault, HP_SAFE),
-	HP_PROBE(vmalloc_guard, overflow, HP_FATAL, .signature = HP_VGUARD_SIG),
+	/*
+	 * LKDTM writes PAGE_SIZE + 1 bytes into a one-page vzalloc() area: the
+	 * last one lands on its guard page, as overflow's plain write of the
+	 * byte just past the area.
+	 */
+	HP_PROBE(vmalloc_guard, overflow, HP_FATAL, .signature = HP_VGUARD_SIG,
+		 .lkdtm = HP_LIST("VMALLOC_LINEAR_OVERFLOW")),
 };
 
 /*
@@ -906,15 +924,26 @@ static const struct hp_escape hp_uexec_escape[] = {
 };
 
 static const struct hp_probe hp_probes_user_exec[] = {
+	/*
+	 * LKDTM: EXEC_NULL and ACCESS_NULL are null_deref's, not paired with
+	 * user_exec or user_access: page 0 is never mapped, so they fault with
+	 * or without SMEP/SMAP (PXN/PAN); these probes use a mapped user page.
+	 * UNSET_SMEP (cr4_pinning.smep) is not paired: native_write_cr4() is
+	 * exported only to an in-tree LKDTM, so out of tree neither LKDTM's
+	 * test nor the probe runs.
+	 */
 	HP_PROBE(user_exec, mmap, HP_FATAL, .signature = HP_UEXEC_SIG,
-		 .escape = hp_uexec_escape),
+		 .escape = hp_uexec_escape,
+		 .lkdtm = HP_LIST("EXEC_USERSPACE")),
 };
 
 HP_FEATURE(user_exec, .layers = hp_uexec_layers, .unavailable = hp_user_unavailable,
-	   .khc = "nosmep@x86_64");
+	   .khc = "nosmep@x86_64",
+	   .off = HP_X86_64(HP_LIST("clearcpuid=smep")));
 
 static const struct hp_probe hp_probes_user_access[] = {
-	HP_PROBE(user_access, read, HP_FATAL, .signature = HP_UACCESS_SIG),
+	HP_PROBE(user_access, read, HP_FATAL, .signature = HP_UACCESS_SIG,
+		 .lkdtm = HP_LIST("ACCESS_USERSPACE")),
 };
 
 /*
@@ -922,12 +951,15 @@ static const struct hp_probe hp_probes_user_access[] = {
  * exec-only mappings.
  */
 HP_FEATURE(user_access, .layers = hp_uaccess_layers, .unavailable = hp_user_unavailable,
-	   .khc = "CONFIG_X86_SMAP nosmap@x86_64 CONFIG_ARM64_PAN CONFIG_ARM64_SW_TTBR0_PAN");
+	   .khc = "CONFIG_X86_SMAP nosmap@x86_64 CONFIG_ARM64_PAN CONFIG_ARM64_SW_TTBR0_PAN",
+	   .off = HP_X86_64(HP_LIST("clearcpuid=smap")));
 
 static const struct hp_probe hp_probes_null_deref[] = {
 	HP_PROBE(null_deref, mmap_zero, HP_SAFE),
-	HP_PROBE(null_deref, read, HP_FATAL, .signature = HP_NULL_SIG),
-	HP_PROBE(null_deref, exec, HP_FATAL, .signature = HP_NULL_SIG),
+	HP_PROBE(null_deref, read, HP_FATAL, .signature = HP_NULL_SIG,
+		 .lkdtm = HP_LIST("ACCESS_NULL")),
+	HP_PROBE(null_deref, exec, HP_FATAL, .signature = HP_NULL_SIG,
+		 .lkdtm = HP_LIST("EXEC_NULL")),
 };
 
 /*

@@ -693,8 +693,14 @@ static void hp_ovf_helpers_layers(struct hp_layers *l)
 static const struct hp_probe hp_probes_signed_overflow[] = {
 	HP_PROBE(signed_overflow, sanitizer, HP_OVF_SKIND,
 		 .signature = HP_OVF_SSIG, .warns = HP_OVF_NR_SOP, .reports = "UBSAN:"),
+	/*
+	 * LKDTM's signed and unsigned additions are built with the kernel's
+	 * flags: paired with the probes built with those flags, not the ones
+	 * built with the sanitizer forced on.
+	 */
 	HP_PROBE(signed_overflow, kernel_flags, HP_OVF_KKIND,
-		 .signature = HP_OVF_KSIG, .warns = HP_OVF_NR_SOP, .reports = "UBSAN:"),
+		 .signature = HP_OVF_KSIG, .warns = HP_OVF_NR_SOP, .reports = "UBSAN:",
+		 .lkdtm = HP_LIST("OVERFLOW_SIGNED")),
 };
 
 HP_FEATURE(signed_overflow, .layers = hp_ovf_signed_layers);
@@ -703,7 +709,8 @@ static const struct hp_probe hp_probes_unsigned_overflow[] = {
 	HP_PROBE(unsigned_overflow, sanitizer, HP_SAFE, .warns = HP_OVF_NR_UOP,
 		 .reports = "UBSAN:"),
 	HP_PROBE(unsigned_overflow, kernel_flags, HP_SAFE, .warns = HP_OVF_NR_UOP,
-		 .reports = "UBSAN:"),
+		 .reports = "UBSAN:",
+		 .lkdtm = HP_LIST("OVERFLOW_UNSIGNED")),
 };
 
 HP_FEATURE(unsigned_overflow, .layers = hp_ovf_unsigned_layers);

@@ -194,11 +194,30 @@ static void hp_rc_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_refcount[] = {
-	HP_PROBE(refcount, inc_overflow, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
-	HP_PROBE(refcount, dec_underflow, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
-	HP_PROBE(refcount, dec_to_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
-	HP_PROBE(refcount, add_on_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:"),
-	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 3, .reports = "refcount_t:"),
+	/*
+	 * LKDTM: refcount_t saturation, by the event refcount_warn_saturate()
+	 * reports: one call per event here (refcount_inc,
+	 * refcount_dec_and_test, refcount_dec, refcount_add, and a saturated
+	 * counter), each refcount_*() variant there. REFCOUNT_TIMING (and
+	 * ATOMIC_TIMING) only time the operations.
+	 */
+	HP_PROBE(refcount, inc_overflow, HP_SAFE, .warns = 1, .reports = "refcount_t:",
+		 .lkdtm = HP_LIST("REFCOUNT_INC_OVERFLOW", "REFCOUNT_ADD_OVERFLOW",
+				   "REFCOUNT_INC_NOT_ZERO_OVERFLOW",
+				   "REFCOUNT_ADD_NOT_ZERO_OVERFLOW")),
+	HP_PROBE(refcount, dec_underflow, HP_SAFE, .warns = 1, .reports = "refcount_t:",
+		 .lkdtm = HP_LIST("REFCOUNT_DEC_NEGATIVE", "REFCOUNT_DEC_AND_TEST_NEGATIVE",
+				   "REFCOUNT_SUB_AND_TEST_NEGATIVE", "REFCOUNT_SUB_AND_TEST_ZERO")),
+	HP_PROBE(refcount, dec_to_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:",
+		 .lkdtm = HP_LIST("REFCOUNT_DEC_ZERO")),
+	HP_PROBE(refcount, add_on_zero, HP_SAFE, .warns = 1, .reports = "refcount_t:",
+		 .lkdtm = HP_LIST("REFCOUNT_INC_ZERO", "REFCOUNT_ADD_ZERO")),
+	HP_PROBE(refcount, saturated, HP_SAFE, .warns = 3, .reports = "refcount_t:",
+		 .lkdtm = HP_LIST("REFCOUNT_INC_SATURATED", "REFCOUNT_DEC_SATURATED",
+				   "REFCOUNT_ADD_SATURATED", "REFCOUNT_INC_NOT_ZERO_SATURATED",
+				   "REFCOUNT_ADD_NOT_ZERO_SATURATED",
+				   "REFCOUNT_DEC_AND_TEST_SATURATED",
+				   "REFCOUNT_SUB_AND_TEST_SATURATED")),
 };
 
 HP_FEATURE(refcount, .layers = hp_rc_layers, .khc = "CONFIG_REFCOUNT_FULL");

@@ -157,9 +157,18 @@ static void hp_roai_layers(struct hp_layers *l)
 
 static const struct hp_probe hp_probes_rodata[] = {
 	HP_PROBE(rodata, kernel, HP_SAFE),
-	HP_PROBE(rodata, module, HP_SAFE),
+	/*
+	 * LKDTM is a module here: its rodata and ro_after_init variables are
+	 * module data, and WRITE_KERN writes (plainly, an oops on a catch) to a
+	 * function of its own module text; module_text stores into the first
+	 * byte of one of hardprobe's (nofault, -EFAULT on a catch). The same
+	 * page permission, both in module text.
+	 */
+	HP_PROBE(rodata, module, HP_SAFE,
+		 .lkdtm = HP_LIST("WRITE_RO")),
 	HP_PROBE(rodata, kernel_text, HP_SAFE),
-	HP_PROBE(rodata, module_text, HP_SAFE),
+	HP_PROBE(rodata, module_text, HP_SAFE,
+		 .lkdtm = HP_LIST("WRITE_KERN")),
 };
 
 /*
@@ -169,14 +178,17 @@ static const struct hp_probe hp_probes_rodata[] = {
  * rodata's linear-map alias.
  */
 HP_FEATURE(rodata, .layers = hp_rodata_layers,
-	   .khc = "CONFIG_STRICT_KERNEL_RWX CONFIG_STRICT_MODULE_RWX rodata");
+	   .khc = "CONFIG_STRICT_KERNEL_RWX CONFIG_STRICT_MODULE_RWX rodata",
+	   .off = HP_LIST("rodata=off"));
 
 static const struct hp_probe hp_probes_ro_after_init[] = {
-	HP_PROBE(ro_after_init, module, HP_SAFE),
+	HP_PROBE(ro_after_init, module, HP_SAFE,
+		 .lkdtm = HP_LIST("WRITE_RO_AFTER_INIT")),
 };
 
 /*
  * kernel-hardening-checker checks (.khc), verified by: a store into the
  * module's __ro_after_init data.
  */
-HP_FEATURE(ro_after_init, .layers = hp_roai_layers, .khc = "CONFIG_STRICT_MODULE_RWX");
+HP_FEATURE(ro_after_init, .layers = hp_roai_layers, .khc = "CONFIG_STRICT_MODULE_RWX",
+	   .off = HP_LIST("rodata=off"));

@@ -427,7 +427,13 @@ static void hp_slab_debug_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_slab_debug[] = {
-	HP_PROBE(slab_debug, redzone, HP_SAFE, .warns = 1, .reports = HP_SD_REPORT),
+	/*
+	 * LKDTM: SLUB's red zone (slub_debug=Z) catches SLAB_LINEAR_OVERFLOW
+	 * too, when LKDTM frees the object: redzone writes past a live object
+	 * of its own cache, checked by SLUB the same way.
+	 */
+	HP_PROBE(slab_debug, redzone, HP_SAFE, .warns = 1, .reports = HP_SD_REPORT,
+		 .lkdtm = HP_LIST("SLAB_LINEAR_OVERFLOW")),
 	/* KASAN's hardware tags: the store into the freed object is a tag fault too */
 	HP_PROBE(slab_debug, poison, HP_SAFE, .warns = 1 + IS_ENABLED(CONFIG_KASAN_HW_TAGS),
 		 .reports = HP_SD_REPORT),
@@ -437,4 +443,5 @@ static const struct hp_probe hp_probes_slab_debug[] = {
  * kernel-hardening-checker checks (.khc), verified by: red zones and poisoning
  * of a private cache, checked through its validate file.
  */
-HP_FEATURE(slab_debug, .layers = hp_slab_debug_layers, .khc = "CONFIG_SLUB_DEBUG");
+HP_FEATURE(slab_debug, .layers = hp_slab_debug_layers, .khc = "CONFIG_SLUB_DEBUG",
+	   .on = HP_LIST("slub_debug=ZP,hp_slab_debug*"));

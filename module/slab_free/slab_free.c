@@ -520,11 +520,15 @@ static const struct hp_probe hp_probes_slab_free[] = {
 	/* on a KASAN kernel, KASAN's report (a warning) comes first and the task goes on */
 	HP_PROBE(slab_free, double_free, HP_FATAL, .signature = HP_SLAB_SIG_DOUBLE,
 		 .warns = IS_ENABLED(CONFIG_KASAN),
-		 .reports = IS_ENABLED(CONFIG_KASAN) ? HP_SLAB_KASAN_DOUBLE : NULL),
+		 .reports = IS_ENABLED(CONFIG_KASAN) ? HP_SLAB_KASAN_DOUBLE : NULL,
+		 .lkdtm = HP_LIST("SLAB_FREE_DOUBLE")),
 	HP_PROBE(slab_free, cross_cache, HP_SAFE, .signature = HP_SLAB_SIG_CROSS, .warns = 1,
-		 .reports = "Wrong slab cache"),
+		 .reports = "Wrong slab cache",
+		 .lkdtm = HP_LIST("SLAB_FREE_CROSS")),
 	HP_PROBE(slab_free, not_slab, HP_SAFE,
-		 .signature = HP_SLAB_SIG_PAGE, .warns = 1, .reports = "Object is not a Slab page"),
+		 .signature = HP_SLAB_SIG_PAGE, .warns = 1, .reports = "Object is not a Slab page",
+		 .lkdtm = HP_LIST("SLAB_FREE_PAGE")),
 };
 
-HP_FEATURE(slab_free, .layers = hp_slab_layers, .khc = "CONFIG_SLAB_FREELIST_HARDENED");
+HP_FEATURE(slab_free, .layers = hp_slab_layers, .khc = "CONFIG_SLAB_FREELIST_HARDENED",
+	   .off = HP_LIST("CONFIG_SLAB_FREELIST_HARDENED=n"));

@@ -787,7 +787,8 @@ static const struct hp_probe hp_probes_retbleed[] = {
  */
 HP_FEATURE(retbleed, .layers = hp_retbleed_layers, .unavailable = hp_retpoline_unavailable,
 	   .khc =
-	   "CONFIG_MITIGATION_UNRET_ENTRY CONFIG_MITIGATION_CALL_DEPTH_TRACKING retbleed@x86_64");
+	   "CONFIG_MITIGATION_UNRET_ENTRY CONFIG_MITIGATION_CALL_DEPTH_TRACKING retbleed@x86_64",
+	   .on = HP_X86_64(HP_LIST("retbleed=force")));
 
 static const struct hp_probe hp_probes_srso[] = {
 	HP_PROBE(srso, return_thunk, HP_SAFE),
@@ -801,4 +802,5 @@ static const struct hp_probe hp_probes_its[] = {
 };
 
 HP_FEATURE(its, .layers = hp_its_layers, .unavailable = hp_retpoline_unavailable,
-	   .khc = "CONFIG_MITIGATION_ITS indirect_target_selection@x86_64");
+	   .khc = "CONFIG_MITIGATION_ITS indirect_target_selection@x86_64",
+	   .on = HP_X86_64(HP_LIST("indirect_target_selection=force")));

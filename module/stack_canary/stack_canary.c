@@ -140,7 +140,13 @@ static void hp_canary_layers(struct hp_layers *l)
 }
 
 static const struct hp_probe hp_probes_stack_canary[] = {
-	HP_PROBE(stack_canary, per_task, HP_SAFE),
+	/*
+	 * LKDTM: CORRUPT_STACK and CORRUPT_STACK_STRONG (smash's bug, a panic)
+	 * are not paired: tests.txt marks them "Crashes entire system on
+	 * success".
+	 */
+	HP_PROBE(stack_canary, per_task, HP_SAFE,
+		 .lkdtm = HP_LIST("REPORT_STACK_CANARY")),
 	HP_PROBE(stack_canary, smash, HP_PANIC, .signature = HP_CANARY_SIG),
 };
 

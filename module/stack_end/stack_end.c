@@ -100,4 +100,5 @@ static const struct hp_probe hp_probes_stack_end_check[] = {
  * kernel-hardening-checker checks (.khc), verified by: a kthread's overwritten
  * end-of-stack magic, then a switch.
  */
-HP_FEATURE(stack_end_check, .layers = hp_se_layers, .khc = "CONFIG_SCHED_STACK_END_CHECK");
+HP_FEATURE(stack_end_check, .layers = hp_se_layers, .khc = "CONFIG_SCHED_STACK_END_CHECK",
+	   .off = HP_LIST("CONFIG_SCHED_STACK_END_CHECK=n"));

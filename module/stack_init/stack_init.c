@@ -180,4 +180,5 @@ static const struct hp_probe hp_probes_stack_init[] = {
 	HP_PROBE(stack_init, switch_u64, HP_SAFE),
 };
 
-HP_FEATURE(stack_init, .layers = hp_si_layers, .khc = "CONFIG_INIT_STACK_ALL_ZERO");
+HP_FEATURE(stack_init, .layers = hp_si_layers, .khc = "CONFIG_INIT_STACK_ALL_ZERO",
+	   .off = HP_LIST("CONFIG_INIT_STACK_NONE=y", "CONFIG_INIT_STACK_ALL_ZERO=n"));

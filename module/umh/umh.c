@@ -114,4 +114,6 @@ static const struct hp_probe hp_probes_static_usermodehelper[] = {
  * usermode helper (exit status 42), the path the kernel kept read back.
  */
 HP_FEATURE(static_usermodehelper, .layers = hp_static_usermodehelper_layers,
-	   .khc = "CONFIG_STATIC_USERMODEHELPER");
+	   .khc = "CONFIG_STATIC_USERMODEHELPER",
+	   .on = HP_LIST("CONFIG_STATIC_USERMODEHELPER=y",
+			 "CONFIG_STATIC_USERMODEHELPER_PATH=\"\""));

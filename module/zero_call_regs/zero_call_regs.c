@@ -166,4 +166,5 @@ static const struct hp_probe hp_probes_zero_call_regs[] = {
 	HP_PROBE(zero_call_regs, gpr, HP_SAFE),
 };
 
-HP_FEATURE(zero_call_regs, .layers = hp_zcr_layers, .khc = "CONFIG_ZERO_CALL_USED_REGS");
+HP_FEATURE(zero_call_regs, .layers = hp_zcr_layers, .khc = "CONFIG_ZERO_CALL_USED_REGS",
+	   .off = HP_LIST("CONFIG_ZERO_CALL_USED_REGS=n"));

@@ -27,8 +27,8 @@
   kaslr-entropy NAME CONSOLE... that comparison alone, of the consoles of such boots
   lkdtm [TARGET]                LKDTM built against the target's kernel, its tests in one guest,
                                 compared with hardprobe's outcomes (make lkdtm)
-  lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
-  lkdtm-guest-list MAP TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
+  lkdtm-compare RESULTS_DIR TESTS_TXT [UNLISTED]   hardprobe beside LKDTM (make lkdtm)
+  lkdtm-guest-list REPORT_JSON TESTS_TXT [UNLISTED]   the LKDTM tests the guest runs
   off [NAME,...]                each off-variant's run beside its target's base run, then offcheck
                                 (make offcheck; default: every variant of scripts/off-variants)
   offcheck NAME BASE_DIR VARIANT_DIR FEATURES   features turned off: vulnerable, the rest as before
@@ -92,7 +92,7 @@
                                 dependency cycle
   symbols OBJECT...             "size name" of each defined function (readelf)
   off-variants [NAME,...]       the variants of scripts/off-variants, one a line, fields
-                                split by tabs: name target kind value features
+                                split by tabs: name target features
 """
 import json
 import os
@@ -287,7 +287,7 @@ def main(argv):
                 print(size, name)
     elif cmd == "off-variants":
         for v in offvariants.select(offvariants.parse(), args[0] if args else ""):
-            print("\t".join(v[k] for k in ("name", "target", "kind", "value", "features")))
+            print("\t".join(v[k] for k in ("name", "target", "features")))
     else:
         print(f"hptool: unknown subcommand {cmd!r}\n{__doc__}", file=sys.stderr)
         return 2

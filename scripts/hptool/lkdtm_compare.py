@@ -3,16 +3,19 @@
 
 usage: hptool lkdtm [TARGET]       (make lkdtm) the whole comparison: the kernel's own LKDTM
                                    (drivers/misc/lkdtm) built as a module against the
-                                   target's kernel, one guest running the tests
-                                   scripts/lkdtm/map names, each in a child shell, then the
+                                   target's kernel, one guest running the tests the
+                                   module's records name, each in a child shell, then the
                                    comparison below into results/<target>/lkdtm-compare.txt
                                    (make run first when the target has no results)
-       hptool lkdtm-compare RESULTS_DIR MAP TESTS_TXT [UNLISTED]
-       hptool lkdtm-guest-list MAP TESTS_TXT [UNLISTED]
+       hptool lkdtm-compare RESULTS_DIR TESTS_TXT [UNLISTED]
+       hptool lkdtm-guest-list REPORT_JSON TESTS_TXT [UNLISTED]
                                    (the tests the guest runs: "TEST REPEAT")
-MAP is hardprobe's side only: which LKDTM test exercises which hardprobe feature,
-or which probe of it ("feature.probe": that probe's outcome is compared; rows
-whose feature starts with "?" are shown but not counted) (scripts/lkdtm/map).
+The pairing is hardprobe's side only, and the module holds it: each feature's and
+probe's "lkdtm" list in report.json (HP_LIST() in its HP_FEATURE() or HP_PROBE()
+record) names the LKDTM tests that provoke the same bug against the same protection;
+a probe's is compared with that probe's outcome, a feature's with the feature's;
+"?TEST" is shown but not counted; "TEST@7.0": LKDTM has it from 7.0 on. A record
+naming a test this kernel's LKDTM lacks (and no later first version) fails the run.
 What LKDTM expects comes from LKDTM itself: TESTS_TXT is the kernel's
 tools/testing/selftests/lkdtm/tests.txt, read as its run.sh reads it (a test
 marked "#" is not run: it crashes or hangs the machine; "repeat:N"; the expected
@@ -78,29 +81,41 @@ def all_tests(tests_txt, unlisted_txt=None):
     return tests
 
 
-MAP_LINE = "<feature>[.<probe>] <LKDTM test> [<first kernel version with the test>]"
+RECORD = re.compile(r"^(\?)?([A-Z0-9_]+)(?:@(\d+)\.(\d+))?$")
+# LKDTM tests that corrupt memory where nothing catches them (SLAB_LINEAR_OVERFLOW's write
+# lands in the next 1 KiB slab object): the guest runs them after every other test
+LAST = ("SLAB_LINEAR_OVERFLOW",)
 
 
-def _map_lines(text):
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].split()
-        if not line:
-            continue
-        if len(line) not in (2, 3) or (len(line) == 3 and not re.match(r"^\d+\.\d+$", line[2])):
-            raise ValueError(f"map line {' '.join(line)!r}: want {MAP_LINE}")
-        yield line
+def records(report):
+    """[(feature or feature.probe, LKDTM test, informational, first version or None)]: the
+    "lkdtm" records of the module's report.json (HP_LIST() in its HP_FEATURE() and
+    HP_PROBE() records), features in registry order, each one's own before its probes'.
+    "?TEST" is shown but not compared; "TEST@7.0": LKDTM has it from that kernel on.
+    ValueError on a report without the records, or a record of another shape."""
+    rows = []
+    feats = report.get("features") if isinstance(report, dict) else None
+    if not isinstance(feats, list):
+        raise ValueError("report.json has no \"features\"")
+    for f in feats:
+        for name, rec in [(f.get("feature"), f.get("lkdtm"))] + [
+                (p.get("probe"), p.get("lkdtm")) for p in f.get("probes", [])]:
+            if not isinstance(rec, list):
+                raise ValueError(f"report.json: {name} has no \"lkdtm\" list (a module older than "
+                                 "the LKDTM records: make run again)")
+            for test in rec:
+                m = RECORD.match(test) if isinstance(test, str) else None
+                if not m:
+                    raise ValueError(f"{name}: LKDTM record {test!r}: want [?]TEST[@MAJOR.MINOR]")
+                rows.append((name, m.group(2), m.group(1) == "?",
+                             (int(m.group(3)), int(m.group(4))) if m.group(3) else None))
+    return rows
 
 
-def hardprobe_map(text):
-    """[(feature or feature.probe, LKDTM test, informational)] from scripts/lkdtm/map."""
-    return [(line[0].lstrip("?"), line[1], line[0].startswith("?")) for line in _map_lines(text)]
-
-
-def since(text):
-    """{LKDTM test: (major, minor)} of the map lines that name the first kernel version whose
-    LKDTM has the test (an older kernel's tests.txt lacks it, rightly)."""
-    return {line[1]: tuple(int(x) for x in line[2].split(".")) for line in _map_lines(text)
-            if len(line) == 3}
+def kernel_version(report):
+    """(major, minor) of the kernel that wrote report.json, or None"""
+    m = re.match(r"(\d+)\.(\d+)", str((report.get("kernel") or {}).get("release", "")))
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def hardprobe_outcome(report, name):
@@ -115,9 +130,10 @@ def hardprobe_outcome(report, name):
 
 
 def guest_list(rows, tests):
-    """The guest's "TEST REPEAT" lines: the mapped tests tests.txt runs, once each."""
+    """The guest's "TEST REPEAT" lines: the recorded tests tests.txt runs, once each, in the
+    records' order (LAST at the end)."""
     out = []
-    for _, test, _ in rows:
+    for _, test, _, _ in sorted(rows, key=lambda r: r[1] in LAST):
         t = tests.get(test)
         if t and not t["skip"] and f"{test} {t['repeat']}" not in out:
             out.append(f"{test} {t['repeat']}")
@@ -179,44 +195,50 @@ def verdict(runs, expect):
     return "not caught", f"no catch in the log (last: {last[:80]})"
 
 
-def main(rdir, map_path, tests_path, unlisted_path=None):
+def main(rdir, tests_path, unlisted_path=None):
     console = os.path.join(rdir, "console-lkdtm.log")
     if not os.path.exists(console):
         print(f"lkdtm_compare: no {console}: run make lkdtm TARGET=... first", file=sys.stderr)
         return 2
+    try:
+        with open(os.path.join(rdir, "report.json")) as f:
+            whole = json.load(f)
+        rows = records(whole)
+    except (OSError, ValueError) as e:
+        print(f"lkdtm_compare: {rdir}/report.json: {e}", file=sys.stderr)
+        return 2
+    report = {x["feature"]: x for x in whole["features"]}
+    kver = kernel_version(whole)
     tests = all_tests(read(tests_path), read(unlisted_path) if unlisted_path else None)
     dmesg = frames(read(console)).get("lkdtm-dmesg.txt", "")
     runs = slices(dmesg)
-    try:
-        with open(os.path.join(rdir, "report.json")) as f:
-            report = {x["feature"]: x for x in json.load(f)["features"]}
-    except (OSError, ValueError, KeyError):
-        report = {}
-    rows = []
-    map_text = read(map_path)
-    first = since(map_text)
-    for feat, test, inform in hardprobe_map(map_text):
+    out, unknown = [], []
+    for feat, test, inform, first in rows:
         t = tests.get(test)
         if not t:
             v, why = "missing", f"not in {tests_path}: this kernel's LKDTM has no such test"
-            if test in first:
-                why += f" (LKDTM has it from {'.'.join(map(str, first[test]))})"
+            if first:
+                why += f" (LKDTM has it from {'.'.join(map(str, first))})"
+            # a record names a test this kernel's LKDTM should have: a misspelling, or a
+            # test LKDTM renamed
+            if not (first and kver and first > kver):
+                unknown.append(f"{feat}: {test}")
         elif t["skip"]:
             v, why = "skipped", f"not run: tests.txt marks it: {t['skip']}"
         else:
             v, why = verdict(runs.get(test, []), t["expect"])
             if t.get("unlisted"):
                 why = "(not in tests.txt: expected text from LKDTM's code) " + why
-        rows.append((feat, test, v, why, inform))
+        out.append((feat, test, v, why, inform))
     target = os.path.basename(rdir.rstrip("/"))
     print(f"hardprobe vs LKDTM on {target} (the same kernel, one LKDTM guest)")
     print(f"{'hardprobe':<30} {'LKDTM test':<31} {'LKDTM':<11} {'hardprobe':<12} agree  "
           "LKDTM evidence")
     checked = bad = 0
-    for feat, test, v, why, inform in rows:
+    for feat, test, v, why, inform in out:
         hp = hardprobe_outcome(report, feat)
         # each row on its own: LKDTM's verdict on its test against hardprobe's
-        # outcome of the feature or probe the map pairs it with
+        # outcome of the feature or probe the record pairs it with
         if inform:
             agree = "info"
         elif (v in ("missing", "skipped", "inconclusive") or
@@ -227,30 +249,33 @@ def main(rdir, map_path, tests_path, unlisted_path=None):
             checked += 1
             bad += agree == "NO"
         print(f"{feat:<30} {test:<31} {v:<11} {hp:<12} {agree:<6} {why[:110]}")
-    print(f"{len(rows)} LKDTM tests, {checked} cross-checked: {checked - bad} agree, "
-          f"{bad} disagreement(s)")
-    return 1 if bad else 0
+    for u in unknown:
+        print(f"unknown LKDTM test in the module's records: {u} (neither tests.txt nor scripts/lkdtm/unlisted "
+              "has it, and no later first version is recorded)")
+    print(f"{len(out)} LKDTM tests, {checked} cross-checked: {checked - bad} agree, "
+          f"{bad} disagreement(s)" + (f", {len(unknown)} unknown test(s)" if unknown else ""))
+    return 1 if bad or unknown else 0
 
 
 def cli(args):
     ap = argparse.ArgumentParser(prog="hptool lkdtm-compare", description=__doc__.splitlines()[0])
     ap.add_argument("results_dir")
-    ap.add_argument("map")
     ap.add_argument("tests_txt")
     ap.add_argument("unlisted", nargs="?")
     a = ap.parse_args(args)
-    return main(a.results_dir, a.map, a.tests_txt, a.unlisted)
+    return main(a.results_dir, a.tests_txt, a.unlisted)
 
 
 def cli_guest_list(args):
     """the tests the LKDTM guest runs: "TEST REPEAT" lines"""
     ap = argparse.ArgumentParser(prog="hptool lkdtm-guest-list", description=cli_guest_list.__doc__)
-    ap.add_argument("map")
+    ap.add_argument("report_json")
     ap.add_argument("tests_txt")
     ap.add_argument("unlisted", nargs="?")
     a = ap.parse_args(args)
-    print("\n".join(guest_list(hardprobe_map(read(a.map)),
-                               all_tests(read(a.tests_txt), read(a.unlisted) if a.unlisted else None))))
+    with open(a.report_json) as f:
+        rows = records(json.load(f))
+    print("\n".join(guest_list(rows, all_tests(read(a.tests_txt), read(a.unlisted) if a.unlisted else None))))
     return 0
 
 
@@ -267,9 +292,9 @@ def cli_run(args):
     tests_txt = os.path.join(ksrc, "tools", "testing", "selftests", "lkdtm", "tests.txt")
     if not os.path.isfile(tests_txt):
         raise Error(f"no {tests_txt}: LKDTM's expectations come from the kernel source")
-    lmap, unlisted = (os.path.join(TOP, "scripts", "lkdtm", f) for f in ("map", "unlisted"))
+    unlisted = os.path.join(TOP, "scripts", "lkdtm", "unlisted")
     results = os.path.abspath(env.get("RESULTS") or os.path.join(TOP, "results"))
-    rdir, mdir = os.path.join(results, a.target), os.path.join(results, ".build", a.target)
+    rdir, mdir = os.path.join(results, a.target), kbuild.module_dir(a.target, env={})
     if not (os.path.isfile(os.path.join(rdir, "report.json")) and os.path.isfile(os.path.join(mdir, "hardprobe.ko"))):
         say("lkdtm", a.target, "no hardprobe results yet: make run first")
         if subprocess.run(tool("run", a.target), stdout=subprocess.DEVNULL, env=tool_env()).returncode:
@@ -300,8 +325,14 @@ def cli_run(args):
         print("\n".join(open(log, errors="replace").read().splitlines()[-20:]), file=sys.stderr)
         raise Error(f"{a.target}: lkdtm.ko build failed (log: {log})")
     shutil.copy(os.path.join(src, "lkdtm.ko"), guest)
+    # the tests the module's records name (make run's report.json of this kernel)
+    try:
+        with open(os.path.join(rdir, "report.json")) as f:
+            rows = records(json.load(f))
+    except (OSError, ValueError) as e:
+        raise Error(f"{rdir}/report.json: {e}") from None
     with open(os.path.join(guest, "lkdtm-tests"), "w") as f:
-        f.write("\n".join(guest_list(hardprobe_map(read(lmap)), all_tests(read(tests_txt), read(unlisted)))) + "\n")
+        f.write("\n".join(guest_list(rows, all_tests(read(tests_txt), read(unlisted)))) + "\n")
     initrd = os.path.join(ldir, "initramfs.cpio.gz")
     initramfs.build(t.arch, mdir, os.path.join(mdir, "hardprobe_test"), initrd, guest)
     timeout = int(env.get("BOOT_TIMEOUT") or 600)
@@ -312,7 +343,7 @@ def cli_run(args):
               os.path.join(rdir, "console-lkdtm.log"), timeout)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        rc = main(rdir, lmap, tests_txt, unlisted)
+        rc = main(rdir, tests_txt, unlisted)
     with open(os.path.join(rdir, "lkdtm-compare.txt"), "w") as f:
         f.write(out.getvalue())
     sys.stdout.write(out.getvalue())

@@ -1,20 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """hardprobe offcheck: a kernel with some features turned off (boot parameters or a
-config fragment) against the same kernel with them on. The features turned off must
-come out vulnerable, and every other feature exactly as on the base run: a probe that
-changes its verdict when an unrelated switch flips is judging something else.
+kernel built without them, by the switches of the module's own records) against the
+same kernel with them on. The features turned off must come out vulnerable, and every
+other feature exactly as on the base run: a probe that changes its verdict when an
+unrelated switch flips is judging something else.
 
 A feature written +feature is turned on by the variant instead (one the reference
 kernel leaves off: a debugging check, a boot switch): vulnerable on the base run,
 protected on the variant. The same pair of kernels, read the other way round. A feature
 written *feature is a CPU bug the variant forces on a CPU the kernel calls not affected
-(retbleed=force): unsupported on the base run, protected on the variant.
+(retbleed=force): unsupported on the base run, protected on the variant. One written
+~feature is turned off by the variant's other switches (none of its own).
 
 usage: hptool off [NAME,...]   (make offcheck [OFF=name,...]) for each variant of
        scripts/off-variants (default: all), its target as it is (once per target, into
-       results/off/base/) and with the variant (boot parameters, or a config fragment:
-       a kernel build of its own, into results/off/<name>/), then the check below
-       hptool offcheck NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE...]
+       results/off/base/) and with the variant (the features' switches from the base
+       run's report.json: boot parameters, and Kconfig lines for a kernel build of its
+       own, results/off/<name>.config; into results/off/<name>/), then the check below
+       hptool offcheck NAME BASE_DIR VARIANT_DIR FEATURE[,+FEATURE,*FEATURE,~FEATURE...]
   BASE_DIR, VARIANT_DIR: results/<target> directories (report.json in each)
 Prints one "check off-NAME <feature>: ok|FAIL ..." line per feature. A feature
 inconclusive by chance on either run (report.json "chance": a random draw of that
@@ -24,7 +27,7 @@ import json
 import os
 import sys
 
-from . import TOP, lines, outcome, say, to_log, tool, tool_env
+from . import TOP, Error, lines, outcome, say, to_log, tool, tool_env
 
 
 def load(d):
@@ -54,7 +57,7 @@ def main(argv):
     ap.add_argument("name")
     ap.add_argument("base_dir")
     ap.add_argument("variant_dir")
-    ap.add_argument("features", help="FEATURE[,+FEATURE,*FEATURE...]")
+    ap.add_argument("features", help="FEATURE[,+FEATURE,*FEATURE,~FEATURE...]")
     a = ap.parse_args(argv)
     name, base_dir, var_dir = a.name, a.base_dir, a.variant_dir
     # feature -> (outcome on the base run, on the variant)
@@ -64,6 +67,8 @@ def main(argv):
             want[x[1:]] = ("vulnerable", "protected")
         elif x.startswith("*"):
             want[x[1:]] = ("unsupported", "protected")
+        elif x.startswith("~"):
+            want[x[1:]] = ("protected", "vulnerable")
         elif x:
             want[x] = ("protected", "vulnerable")
     base, err = load(base_dir)
@@ -118,20 +123,42 @@ def main(argv):
     return 1 if fails else 0
 
 
-def run_variant(target, rdir, log, kind=None, value=None):
+def run_variant(target, rdir, log, cmdline="", extra_config=None):
     """hptool run of @target into @rdir (RESULTS), its output into @log; with a variant's
-    boot parameters (cmdline) or config fragment (config, a path under the checkout).
-    False (and the log's last lines on stderr) when the run failed."""
+    boot parameters and Kconfig fragment (a file). False (and the log's last lines on
+    stderr) when the run failed."""
     env = tool_env(RESULTS=rdir)
-    if kind == "cmdline":
-        env["CMDLINE"] = value
-    elif kind == "config":
-        env["EXTRA_CONFIG"] = os.path.join(TOP, value)
+    if cmdline:
+        env["CMDLINE"] = cmdline
+    if extra_config:
+        env["EXTRA_CONFIG"] = extra_config
     os.makedirs(rdir, exist_ok=True)
     rc = to_log(tool("run", target), log, env)
     if rc:
         print("\n".join(lines(log)[-5:]), file=sys.stderr)
     return rc == 0
+
+
+def run_offvariant(v, base_dir, o, log):
+    """the run of the variant @v into @o (results in @o/<target>), its switches from the
+    module's records in the base run's report.json (@base_dir); Error when they cannot be
+    had"""
+    from . import offvariants
+    try:
+        with open(os.path.join(base_dir, "report.json")) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        raise Error(f"no base run to read the switches from: {e}") from None
+    params, config = offvariants.switches(v, report)
+    extra = None
+    if config:
+        extra = f"{o}.config"
+        os.makedirs(os.path.dirname(extra), exist_ok=True)
+        with open(extra, "w") as f:
+            f.write(offvariants.fragment(v, config))
+    say("off", v["target"], f"{v['name']}: {' '.join(params)}" +
+        (f"{' + ' if params else ''}a kernel with {' '.join(config)}" if config else ""))
+    return run_variant(v["target"], o, log, " ".join(params), extra)
 
 
 def cli_run(argv):
@@ -150,9 +177,13 @@ def cli_run(argv):
             say("off", t, "base run")
             run_variant(t, os.path.join(off, "base"), os.path.join(off, f"base-{t}.log"))
             based.add(t)
-        say("off", t, f"{v['name']}: {v['kind']} {v['value']}")
         o = os.path.join(off, v["name"])
-        run_variant(t, o, os.path.join(o, "run.log"), v["kind"], v["value"])
+        try:
+            run_offvariant(v, os.path.join(off, "base", t), o, os.path.join(o, "run.log"))
+        except Error as e:
+            print(f"check off-{v['name']} switches: FAIL ({e})")
+            fail = 1
+            continue
         sys.stdout.flush()
         fail |= main([v["name"], os.path.join(off, "base", t), os.path.join(o, t), v["features"]]) != 0
     return 1 if fail else 0

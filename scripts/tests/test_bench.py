@@ -221,8 +221,23 @@ WRITE_RO
 """
 
 
-def lkdtm_case(runs, outcome):
-    """hptool lkdtm-compare on a one-row map (stack_canary) and a synthetic LKDTM console."""
+def lkdtm_report(records, release="6.12.118"):
+    """a report.json with the module's "lkdtm" records: {feature or feature.probe: [tests]}
+    (every other feature and probe of it an empty list)"""
+    feats = {}
+    for name, tests in records.items():
+        f = feats.setdefault(name.split(".", 1)[0], {"feature": name.split(".", 1)[0], "outcome": "protected",
+                                                     "lkdtm": [], "probes": []})
+        if "." in name:
+            f["probes"].append({"probe": name, "outcome": "protected", "lkdtm": tests})
+        else:
+            f["lkdtm"] = tests
+    return {"kernel": {"release": release}, "features": list(feats.values())}
+
+
+def lkdtm_case(runs, outcome, records=None, release="6.12.118"):
+    """hptool lkdtm-compare on a report whose only record pairs stack_canary with
+    REPORT_STACK_CANARY (or @records) and a synthetic LKDTM console."""
     d = tempfile.mkdtemp(prefix="hp-test-")
     rdir = os.path.join(d, "arm64-clang")
     os.makedirs(rdir)
@@ -234,21 +249,22 @@ def lkdtm_case(runs, outcome):
     with open(os.path.join(rdir, "console-lkdtm.log"), "w") as f:
         f.write("----- hardprobe:file lkdtm-dmesg.txt -----\n" + "\n".join(msgs) +
                 "\n----- hardprobe:end lkdtm-dmesg.txt -----\n")
+    report = lkdtm_report(records or {"stack_canary": ["REPORT_STACK_CANARY"]}, release)
+    for f in report["features"]:
+        f["outcome"] = outcome
     with open(os.path.join(rdir, "report.json"), "w") as f:
-        json.dump({"features": [{"feature": "stack_canary", "outcome": outcome}]}, f)
-    mp, tt = os.path.join(d, "map"), os.path.join(d, "tests.txt")
-    with open(mp, "w") as f:
-        f.write("stack_canary      REPORT_STACK_CANARY\n")
+        json.dump(report, f)
+    tt = os.path.join(d, "tests.txt")
     with open(tt, "w") as f:
         f.write(TESTS_TXT)
-    p = subprocess.run([*HPTOOL, "lkdtm-compare", rdir, mp, tt],
-                       capture_output=True, text=True)
+    p = subprocess.run([*HPTOOL, "lkdtm-compare", rdir, tt], capture_output=True, text=True)
     shutil.rmtree(d)
     return p
 
 
 def lkdtm_tests_txt():
-    """LKDTM's tests.txt read as its run.sh reads it; the guest's list from it and the map."""
+    """LKDTM's tests.txt read as its run.sh reads it; the guest's list from it and the
+    module's records."""
     from hptool import lkdtm_compare
     t = lkdtm_compare.lkdtm_tests(TESTS_TXT)
     good = (t["PANIC"] == {"skip": "crashes entire system", "repeat": 0, "expect": None} and
@@ -261,28 +277,37 @@ def lkdtm_tests_txt():
     ok = [lkdtm_compare.expected(t["ARRAY_BOUNDS"]["expect"], x) for x in
           ("UBSAN: array-index-out-of-bounds in x.c:1", "Call Trace:", "lkdtm: FAIL")]
     check("lkdtm-tests-txt-expect-is-ere", ok == [True, True, False], str(ok))
-    rows = lkdtm_compare.hardprobe_map("# comment\nrodata WRITE_RO\n?x PANIC\n"
-                                       "a REPORT_STACK_CANARY\nb REPORT_STACK_CANARY\n"
-                                       "c NOT_IN_TESTS_TXT\n")
-    got = lkdtm_compare.guest_list(rows, t)
-    check("lkdtm-guest-list", got == ["WRITE_RO 1", "REPORT_STACK_CANARY 2"] and
-          rows[1] == ("x", "PANIC", True), f"{got} {rows}")
-    # a third column: the first kernel version with the test; anything else is refused
-    text = "a PTR_BOUNDS 7.0\nb ARRAY_BOUNDS\n"
+    # the records in the module's order (a feature's own before its probes'), each test
+    # once, a skipped or unknown one not run, LAST (memory-corrupting when not caught) last
+    rows = lkdtm_compare.records(lkdtm_report({
+        "rodata": ["WRITE_RO"], "x.a": ["SLAB_LINEAR_OVERFLOW", "?PANIC"],
+        "a.b": ["REPORT_STACK_CANARY"], "b.c": ["REPORT_STACK_CANARY", "NOT_IN_TESTS_TXT"]}))
+    got = lkdtm_compare.guest_list(rows, lkdtm_compare.all_tests(TESTS_TXT, "SLAB_LINEAR_OVERFLOW x\n"))
+    check("lkdtm-guest-list", got == ["WRITE_RO 1", "REPORT_STACK_CANARY 2", "SLAB_LINEAR_OVERFLOW 1"] and
+          rows[2] == ("x.a", "PANIC", True, None), f"{got} {rows}")
+    # "TEST@7.0": the first kernel version with the test; any other shape is refused, and
+    # so is a report without the records (an older module)
+    bad, old = [], False
+    for rec in ({"a.b": ["PTR_BOUNDS@7"]}, {"a.b": ["ptr_bounds"]}, {"a.b": "PTR_BOUNDS"}):
+        try:
+            lkdtm_compare.records(lkdtm_report(rec))
+            bad.append(f"{rec} accepted")
+        except ValueError:
+            pass
     try:
-        lkdtm_compare.hardprobe_map("a PTR_BOUNDS 7\n")
-        bad = "accepted"
+        lkdtm_compare.records({"features": [{"feature": "a", "probes": []}]})
+        bad.append("a report without records accepted")
     except ValueError as e:
-        bad = str(e)
-    check("lkdtm-map-since", lkdtm_compare.since(text) == {"PTR_BOUNDS": (7, 0)} and
-          lkdtm_compare.hardprobe_map(text)[0] == ("a", "PTR_BOUNDS", False) and
-          "first kernel version" in bad, f"{lkdtm_compare.since(text)} {bad}")
+        old = "older" in str(e)
+    since = lkdtm_compare.records(lkdtm_report({"a.b": ["PTR_BOUNDS@7.0"]}))
+    check("lkdtm-records-since", since == [("a.b", "PTR_BOUNDS", False, (7, 0))] and not bad and old,
+          f"{since} {bad}")
     # a test tests.txt lacks comes from the unlisted file; one it has (even marked "#")
     # is never overridden
     both = lkdtm_compare.all_tests(TESTS_TXT, "FAM_BOUNDS call trace:|UBSAN: x\n"
                                    "PANIC oops\nWRITE_RO never\n")
-    got = lkdtm_compare.guest_list(lkdtm_compare.hardprobe_map("a FAM_BOUNDS\nb PANIC\n"
-                                                               "c WRITE_RO\n"), both)
+    got = lkdtm_compare.guest_list(lkdtm_compare.records(lkdtm_report(
+        {"a": ["FAM_BOUNDS"], "b": ["PANIC"], "c": ["WRITE_RO"]})), both)
     check("lkdtm-unlisted", got == ["FAM_BOUNDS 1", "WRITE_RO 1"] and
           both["FAM_BOUNDS"].get("unlisted") and both["PANIC"]["skip"] and
           both["WRITE_RO"]["expect"] == "call trace:", f"{got} {both.get('FAM_BOUNDS')}")
@@ -293,41 +318,22 @@ def lkdtm_tests_txt():
            ("usercopy", "usercopy.stack_frame", "usercopy.nope", "nx.data")]
     check("lkdtm-probe-outcome", got == ["protected", "vulnerable", "missing", "missing"],
           str(got))
-    # the kernel source's own file: every test the map names is there, and runs
-    src = subprocess.run(["bash", "-c", '. "$1/lib.sh" && hp_ksrc && echo "$HP_KSRC"', "-",
-                          SCRIPTS], capture_output=True, text=True).stdout.strip()
+    # the kernel source's own files: LKDTM's tests.txt parses, and scripts/lkdtm/unlisted
+    # only adds what it lacks (the module's records are held to this tree's LKDTM by
+    # every make lkdtm: lkdtm-unknown-test-fails below)
+    src = kconfig.ksrc()[0]
     path = os.path.join(src, "tools/testing/selftests/lkdtm/tests.txt")
-    if not src or not os.path.isfile(path):
+    if not os.path.isfile(path):
         check("lkdtm-tests-txt-kernel", False, f"no {path}")
         return
     t = lkdtm_compare.lkdtm_tests(collect.read(path))
     n = len(t)
     t = lkdtm_compare.all_tests(collect.read(path),
                                 collect.read(os.path.join(SCRIPTS, "lkdtm", "unlisted")))
-    text = collect.read(os.path.join(SCRIPTS, "lkdtm", "map"))
-    rows = lkdtm_compare.hardprobe_map(text)
-    # a test the map says came in a later kernel than this tree's may be absent
-    ver = re.match(r"(\d+)\.(\d+)", kconfig.tree_version(src) or "0.0")
-    newer = {x for x, v in lkdtm_compare.since(text).items()
-             if v > (int(ver.group(1)), int(ver.group(2)))}
-    absent = [test for _, test, _ in rows if test not in newer and
-              (test not in t or t[test]["skip"])]
-    # the unlisted file only adds what tests.txt lacks: it never shadows a tests.txt line
     shadow = [x for x in lkdtm_compare.lkdtm_tests(
         collect.read(os.path.join(SCRIPTS, "lkdtm", "unlisted"))) if not t[x].get("unlisted")]
-    # every probe the map names is one of hardprobe's (module/*/*.c HP_PROBE lines)
-    probes = set()
-    for root, _, files in os.walk(os.path.join(os.path.dirname(SCRIPTS), "module")):
-        for f in files:
-            if f.endswith(".c"):
-                probes |= {".".join(m) for m in re.findall(
-                    r"HP_PROBE\((\w+), (\w+),", collect.read(os.path.join(root, f)))}
-    unknown = [feat for feat, _, _ in rows if "." in feat and feat not in probes]
-    check("lkdtm-tests-txt-kernel", n > 50 and not absent and not shadow and not unknown and
-          t["REPORT_STACK_CANARY"]["repeat"] == 2,
-          f"{n} tests in {path}" + (f"; mapped but not run: {absent}" if absent else "") +
-          (f"; unlisted but in tests.txt: {shadow}" if shadow else "") +
-          (f"; no such probe: {unknown}" if unknown else ""))
+    check("lkdtm-tests-txt-kernel", n > 50 and not shadow and t["REPORT_STACK_CANARY"]["repeat"] == 2,
+          f"{n} tests in {path}" + (f"; unlisted but in tests.txt: {shadow}" if shadow else ""))
 
 
 def lkdtm_tests():
@@ -348,6 +354,17 @@ def lkdtm_tests():
     p = lkdtm_case([[rec], [same]], "protected")
     check("lkdtm-disagreement-fails", p.returncode == 1 and " NO " in p.stdout,
           p.stdout.strip().splitlines()[-1])
+    # a record naming a test this kernel's LKDTM lacks fails the run (a misspelling, a
+    # rename), unless it names a later first version than the kernel's
+    recs = {"stack_canary": ["REPORT_STACK_CANARY"], "stack_canary.x": ["REPORT_STACK_CANRY"]}
+    p = lkdtm_case([[rec], [ok]], "protected", recs)
+    later = lkdtm_case([[rec], [ok]], "protected", {"stack_canary": ["REPORT_STACK_CANARY"],
+                                                    "stack_canary.x": ["PTR_BOUNDS@7.0"]})
+    now = lkdtm_case([[rec], [ok]], "protected", {"stack_canary": ["REPORT_STACK_CANARY"],
+                                                  "stack_canary.x": ["PTR_BOUNDS@7.0"]}, "7.1.5")
+    check("lkdtm-unknown-test-fails", p.returncode == 1 and "stack_canary.x: REPORT_STACK_CANRY" in p.stdout and
+          later.returncode == 0 and now.returncode == 1,
+          f"{p.returncode} {later.returncode} {now.returncode}: {p.stdout.strip().splitlines()[-1]}")
 
 
 if __name__ == "__main__":

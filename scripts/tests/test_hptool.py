@@ -802,21 +802,68 @@ def test_symbols():
 
 
 def test_offvariants():
-    """the variants as the old offcheck.sh's read loop (IFS='|', trimmed) split them before."""
+    """scripts/off-variants: name | target | features, each line as the file has it; the
+    old five-field shape (its own switches) is refused."""
     vs = offvariants.parse()
     want = []
     for line in open(os.path.join(SCRIPTS, "off-variants")):
-        f = [x.strip() for x in line.rstrip("\n").split("|", 4)]
+        f = [x.strip() for x in line.rstrip("\n").split("|")]
         if f[0] and not f[0].startswith("#"):
             want.append(f)
-    got = [[v[k] for k in ("name", "target", "kind", "value", "features")] for v in vs]
+    got = [[v[k] for k in ("name", "target", "features")] for v in vs]
     try:
         offvariants.select(vs, "x86-boot,nope")
         err = ""
     except Error as e:
         err = str(e)
-    check("offvariants-parse", got == want and [v["name"] for v in offvariants.select(vs, "init-free,x86-boot")]
-          == ["x86-boot", "init-free"] and "no variant nope" in err, f"{len(got)} variants")
+    d = tempfile.mkdtemp(prefix="hp-test-")
+    old = os.path.join(d, "off-variants")
+    with open(old, "w") as f:
+        f.write("x86-boot | x86_64-gcc | cmdline | rodata=off | rodata\n")
+    try:
+        offvariants.parse(old)
+        refused = ""
+    except Error as e:
+        refused = str(e)
+    shutil.rmtree(d)
+    check("offvariants-parse", got == want and len(got) > 5 and
+          [v["name"] for v in offvariants.select(vs, "init-free,x86-boot")] == ["x86-boot", "init-free"] and
+          "no variant nope" in err and "want name | target" in refused, f"{len(got)} variants; {refused}")
+
+
+def test_offvariants_switches():
+    """a variant's switches come from the module's records in report.json: "off" for a
+    feature, "on" for +feature and *feature, none for ~feature; one boot key twice merged,
+    repeats dropped, Kconfig lines apart; a missing feature, a missing switch and a report
+    without the records are errors."""
+    def rep(**feats):
+        return {"features": [{"feature": k, "off": v[0], "on": v[1]} for k, v in feats.items()]}
+    r = rep(rodata=(["rodata=off"], []), ro_after_init=(["rodata=off"], []),
+            user_access=(["clearcpuid=smap"], []), user_exec=(["clearcpuid=smep"], []),
+            kaslr=(["nokaslr"], []), its=([], ["indirect_target_selection=force"]),
+            fortify=(["CONFIG_FORTIFY_SOURCE=n"], []), slab_free=(["CONFIG_SLAB_FREELIST_HARDENED=n"], []),
+            freelist_hardened=(["CONFIG_SLAB_FREELIST_HARDENED=n"], []),
+            slab_debug=([], ["slub_debug=ZP,hp_slab_debug*"]), pointer_hashing=(["no_hash_pointers"], []),
+            umh=([], ['CONFIG_STATIC_USERMODEHELPER=y', 'CONFIG_STATIC_USERMODEHELPER_PATH=""']))
+
+    def sw(features, report=r):
+        try:
+            return offvariants.switches({"name": "t", "target": "x", "features": features}, report)
+        except Error as e:
+            return str(e)
+    got = [sw("rodata,ro_after_init,user_access,user_exec,kaslr,*its"),
+           sw("fortify,slab_free,freelist_hardened,+umh"),
+           sw("+slab_debug,~pointer_hashing")]
+    want = [(["rodata=off", "clearcpuid=smap,smep", "nokaslr", "indirect_target_selection=force"], []),
+            ([], ["CONFIG_FORTIFY_SOURCE=n", "CONFIG_SLAB_FREELIST_HARDENED=n", "CONFIG_STATIC_USERMODEHELPER=y",
+                  'CONFIG_STATIC_USERMODEHELPER_PATH=""']),
+            (["slub_debug=ZP,hp_slab_debug*"], [])]
+    errs = [sw("nope"), sw("+kaslr"), sw("rodata", {"features": [{"feature": "rodata"}]}),
+            sw("kaslr,+x", rep(kaslr=(["nokaslr"], []), x=([], ["nokaslr=1"])))]
+    frag = offvariants.fragment({"name": "t", "target": "x"}, want[1][1])
+    check("offvariants-switches", got == want and "no feature 'nope'" in errs[0] and
+          "no switch that turns it on" in errs[1] and "older" in errs[2] and "with and without" in errs[3] and
+          frag.count("  # required\n") == 4, f"{got} {errs}")
 
 
 def test_offcheck():
@@ -1046,6 +1093,7 @@ def main():
     test_kunit_gen()
     test_say()
     test_offvariants()
+    test_offvariants_switches()
     test_offcheck()
     test_run_args()
     test_kaslr_args()
