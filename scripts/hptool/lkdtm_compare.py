@@ -114,8 +114,11 @@ def records(report):
 
 def kernel_version(report):
     """(major, minor) of the kernel that wrote report.json, or None"""
-    m = re.match(r"(\d+)\.(\d+)", str((report.get("kernel") or {}).get("release", "")))
-    return (int(m.group(1)), int(m.group(2))) if m else None
+    from . import renames
+    try:
+        return renames.version(str((report.get("kernel") or {}).get("release", "")))
+    except Error:
+        return None
 
 
 def hardprobe_outcome(report, name):

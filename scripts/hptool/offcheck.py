@@ -144,12 +144,10 @@ def run_offvariant(v, base_dir, o, log):
     module's records in the base run's report.json (@base_dir); Error when they cannot be
     had"""
     from . import offvariants
-    try:
-        with open(os.path.join(base_dir, "report.json")) as f:
-            report = json.load(f)
-    except (OSError, ValueError) as e:
-        raise Error(f"no base run to read the switches from: {e}") from None
-    params, config = offvariants.switches(v, report)
+    feats, err = load(base_dir)
+    if feats is None:
+        raise Error(f"no base run to read the switches from: {err}")
+    params, config = offvariants.switches(v, feats)
     extra = None
     if config:
         extra = f"{o}.config"

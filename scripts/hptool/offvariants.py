@@ -46,12 +46,11 @@ def select(variants, names):
     return [v for v in variants if not want or v["name"] in want]
 
 
-def switches(variant, report):
-    """(boot parameters, Kconfig lines) that make @variant, from @report (a report.json of
-    its target, loaded). Error when a feature is not in the report, the report has no
-    switch records (an older module), or a feature has no switch of the kind wanted on
-    that kernel."""
-    feats = {f.get("feature"): f for f in (report or {}).get("features", [])}
+def switches(variant, feats):
+    """(boot parameters, Kconfig lines) that make @variant, from @feats (a report.json of
+    its target, feature -> its record: offcheck.load()). Error when a feature is not in the
+    report, the report has no switch records (an older module), or a feature has no switch
+    of the kind wanted on that kernel."""
     params, config = [], []
     for x in variant["features"].split(","):
         sign, name = (x[0], x[1:]) if x[:1] in SIGNS and x[:1] else ("", x)

@@ -837,7 +837,7 @@ def test_offvariants_switches():
     repeats dropped, Kconfig lines apart; a missing feature, a missing switch and a report
     without the records are errors."""
     def rep(**feats):
-        return {"features": [{"feature": k, "off": v[0], "on": v[1]} for k, v in feats.items()]}
+        return {k: {"feature": k, "off": v[0], "on": v[1]} for k, v in feats.items()}
     r = rep(rodata=(["rodata=off"], []), ro_after_init=(["rodata=off"], []),
             user_access=(["clearcpuid=smap"], []), user_exec=(["clearcpuid=smep"], []),
             kaslr=(["nokaslr"], []), its=([], ["indirect_target_selection=force"]),
@@ -858,7 +858,7 @@ def test_offvariants_switches():
             ([], ["CONFIG_FORTIFY_SOURCE=n", "CONFIG_SLAB_FREELIST_HARDENED=n", "CONFIG_STATIC_USERMODEHELPER=y",
                   'CONFIG_STATIC_USERMODEHELPER_PATH=""']),
             (["slub_debug=ZP,hp_slab_debug*"], [])]
-    errs = [sw("nope"), sw("+kaslr"), sw("rodata", {"features": [{"feature": "rodata"}]}),
+    errs = [sw("nope"), sw("+kaslr"), sw("rodata", {"rodata": {"feature": "rodata"}}),
             sw("kaslr,+x", rep(kaslr=(["nokaslr"], []), x=([], ["nokaslr=1"])))]
     frag = offvariants.fragment({"name": "t", "target": "x"}, want[1][1])
     check("offvariants-switches", got == want and "no feature 'nope'" in errs[0] and
