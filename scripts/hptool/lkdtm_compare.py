@@ -112,6 +112,13 @@ def records(report):
     return rows
 
 
+def read_report(path):
+    """(report.json loaded, its LKDTM records()); OSError or ValueError when it cannot be had"""
+    with open(path) as f:
+        report = json.load(f)
+    return report, records(report)
+
+
 def kernel_version(report):
     """(major, minor) of the kernel that wrote report.json, or None"""
     from . import renames
@@ -204,9 +211,7 @@ def main(rdir, tests_path, unlisted_path=None):
         print(f"lkdtm_compare: no {console}: run make lkdtm TARGET=... first", file=sys.stderr)
         return 2
     try:
-        with open(os.path.join(rdir, "report.json")) as f:
-            whole = json.load(f)
-        rows = records(whole)
+        whole, rows = read_report(os.path.join(rdir, "report.json"))
     except (OSError, ValueError) as e:
         print(f"lkdtm_compare: {rdir}/report.json: {e}", file=sys.stderr)
         return 2
@@ -276,8 +281,7 @@ def cli_guest_list(args):
     ap.add_argument("tests_txt")
     ap.add_argument("unlisted", nargs="?")
     a = ap.parse_args(args)
-    with open(a.report_json) as f:
-        rows = records(json.load(f))
+    rows = read_report(a.report_json)[1]
     print("\n".join(guest_list(rows, all_tests(read(a.tests_txt), read(a.unlisted) if a.unlisted else None))))
     return 0
 
@@ -330,8 +334,7 @@ def cli_run(args):
     shutil.copy(os.path.join(src, "lkdtm.ko"), guest)
     # the tests the module's records name (make run's report.json of this kernel)
     try:
-        with open(os.path.join(rdir, "report.json")) as f:
-            rows = records(json.load(f))
+        rows = read_report(os.path.join(rdir, "report.json"))[1]
     except (OSError, ValueError) as e:
         raise Error(f"{rdir}/report.json: {e}") from None
     with open(os.path.join(guest, "lkdtm-tests"), "w") as f:
