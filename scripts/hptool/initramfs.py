@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 
 from . import CACHE, TOP, Error, say
+from . import kbuild
 
 PROGRAMS = ("hardprobe_test", "hardprobe_fuzz", "hardprobe_trust")
 
@@ -61,6 +62,22 @@ def names(root):
         for n in dirs + files:
             out.append("./" + (n if rel == "." else os.path.join(rel, n)))
     return sorted(out, key=os.fsencode)
+
+
+def guest_files(target, name, arch, kdir, env=os.environ, stage=None):
+    """what a guest of @name boots with: hardprobe.ko, hardprobe_kunit.ko, the selftest
+    programs and the initramfs, built per checkout and kernel (kbuild.module_dir) and locked
+    for this process until it exits (the runs of one kernel share one build, one at a time);
+    @stage("module") after the module build; (module dir, initramfs)"""
+    mdir = kbuild.module_dir(name, kdir, env)
+    kbuild.lock_module_dir(mdir, name)
+    say("module", name, f"building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test in {mdir}")
+    kbuild.module(target, kdir, mdir)
+    if stage:
+        stage("module")
+    initrd = os.path.join(mdir, "initramfs.cpio.gz")
+    build(arch, mdir, os.path.join(mdir, "hardprobe_test"), initrd)
+    return mdir, initrd
 
 
 def build(arch, moddir, runner, out, extra=None):

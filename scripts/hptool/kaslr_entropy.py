@@ -94,13 +94,8 @@ def cli_run(argv):
     name = targets.result_name(a.target)
     results = env.get("RESULTS") or os.path.join(TOP, "results")
     kdir = kbuild.Build(a.target).build(False)
-    rdir, mdir = os.path.join(results, name), kbuild.module_dir(name, kdir)
-    kbuild.lock_module_dir(mdir, name)     # held until the process exits
-    image = os.path.join(kdir, qemu.image(t.arch))
-    say("module", name, "building hardprobe.ko and the initramfs")
-    kbuild.module(a.target, kdir, mdir)
-    initrd = os.path.join(mdir, "initramfs.cpio.gz")
-    initramfs.build(t.arch, mdir, os.path.join(mdir, "hardprobe_test"), initrd)
+    rdir, image = os.path.join(results, name), os.path.join(kdir, qemu.image(t.arch))
+    _, initrd = initramfs.guest_files(a.target, name, t.arch, kdir)
     os.makedirs(rdir, exist_ok=True)
     kvm = qemu.kvm_probe(t.arch, image, initrd) == "yes"
     for old in glob.glob(os.path.join(rdir, "console-kaslr-*.log")):

@@ -110,15 +110,8 @@ def run(target, env=os.environ):
         image = os.path.join(kdir, qemu.image(t.arch))
     stage("kernel")
     # module, KUnit module and initramfs: per checkout and kernel (two checkouts share one
-    # kernel; the runs of one kernel share one module build), one run at a time (held until
-    # this run's guests are done with them)
-    mdir = kbuild.module_dir(name, kdir, env)
-    kbuild.lock_module_dir(mdir, name)     # held until the process exits
-    say("module", name, f"building hardprobe.ko, hardprobe_kunit.ko, hardprobe_test in {mdir}")
-    kbuild.module(target, kdir, mdir)
-    stage("module")
-    initrd = os.path.join(mdir, "initramfs.cpio.gz")
-    initramfs.build(t.arch, mdir, os.path.join(mdir, "hardprobe_test"), initrd)
+    # kernel), one run at a time (held until this run's guests are done with them)
+    mdir, initrd = initramfs.guest_files(target, name, t.arch, kdir, env, stage)
     stage("initramfs")
 
     # KVM only if a quick probe boot proves it works (cached per machine; n/a: not tried)
