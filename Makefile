@@ -89,7 +89,7 @@ lava:
 # job submitted with lavacli, its results read back through the server's API
 lava-lab:
 	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
-	@scripts/lava-lab.sh $(TARGET)
+	@$(HPTOOL) lava-lab $(TARGET)
 
 # the debug kernel (KASAN, kmemleak, lockdep): safe probes, KUnit, fuzz, 1,000 load cycles
 check-debug:

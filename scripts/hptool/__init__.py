@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """hptool: the hardprobe bench's host tool.
 
-One package for what the bench's shell scripts and Python scripts share: target
-parsing (targets), the QEMU command line from per-arch records (qemu, qemu_configs/),
-the outcome rules read from the module's JSON (outcome), KTAP through the kernel's own
-kunit_parser (ktap), the expectation table (expect), the config fragments and the
-kernel cache key (kconfig), symbol sizes through binutils (symbols) and the check
-tallies (tally). Run as `python3 -m hptool <subcommand>` (PYTHONPATH=scripts), or
-import it from scripts/*.py.
+One package, one module per concern, as kunit.py has them: targets (targets), the
+kernel build (kbuild, kconfig), QEMU from per-arch records (qemu, qemu_configs/), the
+outcome rules read from the module's JSON (outcome), KTAP through the kernel's own
+kunit_parser (ktap), the expectation table (expect), reports (matrix, kcidb), checks
+(check, judge, tally), and one module per make target behind them. Run as
+`python3 -m hptool <subcommand>` (PYTHONPATH=scripts); every make target is one
+subcommand.
 """
 import os
 import sys
@@ -69,7 +69,7 @@ def last_line(path):
 
 
 def say(stage, target, msg):
-    """a progress line, as lib.sh's hp_say: elapsed time since HP_T0, stage, target."""
+    """a progress line on stderr: elapsed time since HP_T0, stage, target."""
     import time
     s = int(time.time()) - int(os.environ.get("HP_T0") or time.time())
     el = f"{s // 60}m{s % 60:02d}s"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m hptool <subcommand> ...  (PYTHONPATH=scripts; the bench's shell scripts call it)
+"""python3 -m hptool <subcommand> ...  (PYTHONPATH=scripts; the make targets call it)
 
   check                         make check: host tests, lint, W=1 builds, the booted targets judged,
                                 variants, LAVA, KASLR, LKDTM, lockdown, refusals, the drop-in
@@ -66,6 +66,8 @@
                                 test paths must be the same ("check" line)
   lava [TARGET]                 make lava: the run's kernel as a LAVA job, run by lava-run, each
                                 result beside report.json's outcome
+  lava-lab [TARGET] [--minutes N]   make lava-lab: a LAVA lab on this machine (lava-server,
+                                PostgreSQL, lava-worker), make lava's job through it (root)
   lava-job ARCH TARGET KERNEL_URL RAMDISK_URL PROBES [--params P] [--smp N] [--machine M]
            [--append KERNEL_PARAMS]
                                 hardprobe's LAVA job (lava/job-ARCH.yaml.jinja2); PROBES: the
@@ -94,6 +96,7 @@
   off-variants [NAME,...]       the variants of scripts/off-variants, one a line, fields
                                 split by tabs: name target features
 """
+import argparse
 import json
 import os
 import sys
@@ -101,15 +104,6 @@ import time
 
 from . import Error, say
 from . import expect, findings, kcidb, kconfig, ktap, lava, objdeps, offvariants, qemu, symbols, tally, targets
-
-
-def opt(args, name, default=None):
-    if name in args:
-        i = args.index(name)
-        val = args[i + 1] if i + 1 < len(args) else ""
-        del args[i:i + 2]
-        return val
-    return default
 
 
 # the subcommands of a module of their own: "module.function", each parsing its arguments
@@ -123,105 +117,144 @@ COMMANDS = {
     "renames": "renames.main", "boot": "qemu.cli_boot", "kernel": "kbuild.cli",
     "module": "kbuild.cli_module", "kmake": "kbuild.cli_kmake", "initramfs": "initramfs.cli",
     "run": "run.cli", "debian": "debian.cli", "lkdtm": "lkdtm_compare.cli_run", "off": "offcheck.cli_run",
-    "matrix": "matrix_run.cli", "check": "check.cli", "lava": "lava_run.cli",
+    "matrix": "matrix_run.cli", "check": "check.cli", "lava": "lava_run.cli", "lava-lab": "lava_lab.cli",
     "check-debug": "check_debug.cli", "lint": "lint.cli",
     "deps": "deps.cli", "intree": "intree.cli", "intree-check": "intree.cli_check",
 }
+
+
+def parser():
+    """the subcommands small enough to live here: their arguments (hptool SUBCOMMAND -h)"""
+    ap = argparse.ArgumentParser(prog="hptool", add_help=False)
+    sub = ap.add_subparsers(dest="cmd", metavar="SUBCOMMAND")
+    ap.commands = set()
+
+    def cmd(name, *args, **opts):
+        """a subcommand: positional arguments by name ("x?" optional, "x*" any number),
+        options by their flag (a value, or True: a switch)"""
+        p = sub.add_parser(name, prog=f"hptool {name}")
+        ap.commands.add(name)
+        for a in args:
+            nargs = {"?": "?", "*": "*"}.get(a[-1])
+            p.add_argument(a.rstrip("?*"), nargs=nargs)
+        for flag, default in opts.items():
+            flag = "-" + flag if len(flag) == 1 else "--" + flag.replace("_", "-")
+            if default is True:
+                p.add_argument(flag, action="store_true")
+            else:
+                p.add_argument(flag, default=default)
+        return p
+
+    cmd("target", "name", kdir=None)
+    cmd("result-name", "target")
+    cmd("image", "arch")
+    cmd("ksrc", kver=None).add_argument("--id", action="store_true")
+    cmd("fragment", "target", stripped=True)
+    cmd("tally", "log", manifest=None, write_manifest=None)
+    cmd("objdeps", "module_src_dir")
+    cmd("kcidb", "report_json", o=None, check=None, same_paths=None)
+    cmd("lava-job", "arch", "target", "kernel_url", "ramdisk_url", "probes", params="", smp="2", machine=None,
+        append="")
+    cmd("lava-device", "arch", smp="2", machine=None, d=None)
+    cmd("lava-server-job", "job_yaml")
+    cmd("lava-compare", "lava_log", "report_json", server=True)
+    cmd("ci-names", "dir_a", "dir_b", label="")
+    cmd("findings", "log", "report_json?", stress="no")
+    cmd("expect", "table", "target")
+    cmd("stage-timings", "file")
+    cmd("expect-record", "results_dir*")
+    cmd("ktap-extract", "file", only=None)
+    cmd("symbols", "object*")
+    cmd("off-variants", "names?")
+    return ap
 
 
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         return 2
-    cmd, args = argv[0], list(argv[1:])
-    # the progress lines' clock starts with the first command of a make target (lib.sh's
-    # HP_T0), or here
+    cmd = argv[0]
+    # the progress lines' clock starts with the first command of a make target (HP_T0,
+    # passed on to the commands it runs), or here
     os.environ.setdefault("HP_T0", str(int(time.time())))
     if cmd in COMMANDS:
         import importlib
         mod, fn = COMMANDS[cmd].split(".")
-        return getattr(importlib.import_module(f".{mod}", __package__), fn)(args)
+        return getattr(importlib.import_module(f".{mod}", __package__), fn)(list(argv[1:]))
+    ap = parser()
+    if cmd not in ap.commands:
+        print(f"hptool: unknown subcommand {cmd!r}\n{__doc__}", file=sys.stderr)
+        return 2
+    a = ap.parse_args(argv)
     if cmd == "target":
-        kdir = opt(args, "--kdir")
-        t = targets.from_config(args[0], kdir) if kdir else targets.resolve(args[0])
+        t = targets.from_config(a.name, a.kdir) if a.kdir else targets.resolve(a.name)
         t.make_args()       # an unknown compiler fails here
         print(t.arch, t.compiler)
     elif cmd == "result-name":
-        print(targets.result_name(args[0]))
+        print(targets.result_name(a.target))
     elif cmd == "image":
-        print(qemu.image(args[0]))
+        print(qemu.image(a.arch))
     elif cmd == "ksrc":
-        v, ident = opt(args, "--kver"), "--id" in args
-        path, srcid = kconfig.ksrc(say=say, version=kconfig.kver() if v == "env" else v)
-        print(srcid if ident else path)
+        path, srcid = kconfig.ksrc(say=say, version=kconfig.kver() if a.kver == "env" else a.kver)
+        print(srcid if a.id else path)
     elif cmd == "fragment":
-        strip = "--stripped" in args
-        args = [a for a in args if a != "--stripped"]
-        text = kconfig.merged_fragment(targets.resolve(args[0]).frags)
-        if strip:
+        text = kconfig.merged_fragment(targets.resolve(a.target).frags)
+        if a.stripped:
             sys.stdout.write(kconfig.stripped(text.decode(errors="replace")))
         else:
             sys.stdout.buffer.write(text)
     elif cmd == "tally":
-        manifest, write = opt(args, "--manifest"), opt(args, "--write-manifest")
-        text = open(args[0], errors="replace").read()
-        if write:
-            with open(write, "w") as f:
+        text = open(a.log, errors="replace").read()
+        if a.write_manifest:
+            with open(a.write_manifest, "w") as f:
                 f.write("# SPDX-License-Identifier: GPL-2.0\n# the checks make check runs "
                         "(hptool tally --write-manifest): a name missing from a run fails it\n")
                 f.writelines(n + "\n" for n in tally.manifest_names(text))
-        if manifest:
-            lost = tally.missing(text, tally.read_manifest(manifest))
+        if a.manifest:
+            lost = tally.missing(text, tally.read_manifest(a.manifest))
             if lost:
-                with open(args[0], "a") as f:
+                with open(a.log, "a") as f:
                     f.writelines(ln + "\n" for ln in lost)
                 print("\n".join(lost))
                 text += "".join(ln + "\n" for ln in lost)
         print(tally.summary(text))
         return 1 if tally.count(text)[1] else 0
     elif cmd == "objdeps":
-        return objdeps.main(args[0])
+        return objdeps.main(a.module_src_dir)
     elif cmd == "kcidb":
         # a KCIDB v5.3 submission of a run; --check SCHEMA: validated ("check" lines)
-        out, schema, other = opt(args, "-o"), opt(args, "--check"), opt(args, "--same-paths")
-        sub = kcidb.submission(args[0])
-        if other:
+        sub = kcidb.submission(a.report_json)
+        if a.same_paths:
             # two runs of one target: the same test paths (a CI system's result history)
-            same, detail = kcidb.same_paths(sub, kcidb.submission(other))
+            same, detail = kcidb.same_paths(sub, kcidb.submission(a.same_paths))
             print(f"check kcidb-paths-two-runs: {'ok' if same else 'FAIL'} ({detail})")
             return 0 if same else 1
         text = json.dumps(sub, indent=1) + "\n"
-        if out:
-            with open(out, "w") as f:
+        if a.o:
+            with open(a.o, "w") as f:
                 f.write(text)
-        elif not schema:
+        elif not a.check:
             sys.stdout.write(text)
-        if schema:
-            errs = kcidb.validate(sub, schema)
+        if a.check:
+            errs = kcidb.validate(sub, a.check)
             print(f"check kcidb-schema: {'FAIL' if errs else 'ok'} ("
                   f"{len(sub['tests'])} tests, KCIDB {sub['version']['major']}."
                   f"{sub['version']['minor']}{': ' + '; '.join(errs[:3]) if errs else ''})")
             return 1 if errs else 0
     elif cmd == "lava-job":
-        params, smp, machine = opt(args, "--params", ""), opt(args, "--smp", "2"), opt(args, "--machine")
-        append = opt(args, "--append", "")
-        arch, target, kurl, rurl, probes = args
-        sys.stdout.write(lava.job(arch, target, kurl, rurl, open(probes).read(), params=params,
-                                  smp=smp, machine=machine, append=append))
+        sys.stdout.write(lava.job(a.arch, a.target, a.kernel_url, a.ramdisk_url, open(a.probes).read(),
+                                  params=a.params, smp=a.smp, machine=a.machine, append=a.append))
     elif cmd == "lava-device":
-        smp, machine, dict_out = opt(args, "--smp", "2"), opt(args, "--machine"), opt(args, "-d")
-        d = lava.device_dictionary(args[0], smp=smp, machine=machine)
-        if dict_out:
-            with open(dict_out, "w") as f:
+        d = lava.device_dictionary(a.arch, smp=a.smp, machine=a.machine)
+        if a.d:
+            with open(a.d, "w") as f:
                 f.write(d)
         sys.stdout.write(lava.render_device(d, lava.device_types()))
     elif cmd == "lava-server-job":
-        with open(args[0]) as f:
+        with open(a.job_yaml) as f:
             sys.stdout.write(lava.server_job(f.read()))
     elif cmd == "lava-compare":
-        server = "--server" in args
-        args = [a for a in args if a != "--server"]
-        lines, bad, extra = lava.compare(args[0], args[1], server=server)
+        lines, bad, extra = lava.compare(a.lava_log, a.report_json, server=a.server)
         print("\n".join("    " + ln for ln in lines))
         n = sum(1 for ln in lines if not ln.startswith("n/a"))
         drawn = sum(1 for ln in lines if ln.startswith("n/a") and ln.endswith("by chance in make run's boot"))
@@ -233,33 +266,32 @@ def main(argv):
         return 1 if bad else 0
     elif cmd == "ci-names":
         # the result names a CI system files two runs under are the same
-        label, bad = opt(args, "--label", "") or "ci-names", 0
-        res = ktap.ci_compare(args[0], args[1])
+        label, bad = a.label or "ci-names", 0
+        res = ktap.ci_compare(a.dir_a, a.dir_b)
         for name, ok, detail in res:
             print(f"check {label}-{name}: {'ok' if ok else 'FAIL'} ({detail})")
             bad += not ok
         if not res:
-            print(f"check {label}: FAIL (no KTAP in {args[0]} or {args[1]})")
+            print(f"check {label}: FAIL (no KTAP in {a.dir_a} or {a.dir_b})")
             bad = 1
         return 1 if bad else 0
     elif cmd == "findings":
         # the whole log, or the part before the stress catches (--stress: the part after)
-        stress = opt(args, "--stress", "no") == "yes"
-        before, after = findings.split_stress(open(args[0], errors="replace"))
-        if stress:
+        before, after = findings.split_stress(open(a.log, errors="replace"))
+        if a.stress == "yes":
             if after is None:
-                raise Error(f"{args[0]}: no \"{findings.STRESS_MARKER}\" line")
+                raise Error(f"{a.log}: no \"{findings.STRESS_MARKER}\" line")
             found = findings.stress_findings(after)
         else:
             found = findings.findings(before,
-                                      findings.intended(args[1]) if len(args) > 1 else (),
-                                      findings.probe_reports(args[1]) if len(args) > 1 else {})
+                                      findings.intended(a.report_json) if a.report_json else (),
+                                      findings.probe_reports(a.report_json) if a.report_json else {})
         print(len(found), found[0] if found else "")
     elif cmd == "expect":
-        sys.stdout.write(expect.parse(args[0]).render(args[1]))
+        sys.stdout.write(expect.parse(a.table).render(a.target))
     elif cmd == "stage-timings":
         from . import stage_timings
-        with open(args[0]) as f:
+        with open(a.file) as f:
             rows, span = stage_timings(f.read(), int(time.time()))
 
         def m(n):
@@ -273,24 +305,20 @@ def main(argv):
                                if s == stage and t != "-" and k >= 30)
             print(f"  {stage:<8} {m(n):>8}" + (f"  ({detail})" if detail else ""))
     elif cmd == "expect-record":
-        for d in args:
+        for d in a.results_dir:
             with open(os.path.join(d, "report.json")) as f:
                 for feat in json.load(f)["features"]:
                     print(os.path.basename(d.rstrip("/")), feat["feature"],
                           "y" if feat["configured_bool"] else "n", feat["outcome"])
     elif cmd == "ktap-extract":
-        only = opt(args, "--only")
-        sys.stdout.write(ktap.extract(open(args[0], errors="replace").read(), only=only))
+        sys.stdout.write(ktap.extract(open(a.file, errors="replace").read(), only=a.only))
     elif cmd == "symbols":
-        for path in args:
+        for path in a.object:
             for name, size in sorted(symbols.function_sizes(path).items()):
                 print(size, name)
     elif cmd == "off-variants":
-        for v in offvariants.select(offvariants.parse(), args[0] if args else ""):
+        for v in offvariants.select(offvariants.parse(), a.names or ""):
             print("\t".join(v[k] for k in ("name", "target", "features")))
-    else:
-        print(f"hptool: unknown subcommand {cmd!r}\n{__doc__}", file=sys.stderr)
-        return 2
     return 0
 
 

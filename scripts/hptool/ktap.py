@@ -2,7 +2,7 @@
 """KTAP through the kernel's own parser, tools/testing/kunit/kunit_parser.py.
 
 kunit_parser is imported by path from the kernel source (KSRC, or the Debian
-linux-source-6.12 extracted in the cache; scripts/lib.sh hp_ksrc), at run time.
+linux-source-6.12 extracted in the cache; hptool ksrc), at run time.
 """
 import contextlib
 import io

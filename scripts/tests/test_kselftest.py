@@ -183,8 +183,8 @@ def check(name, ok, detail=""):
 
 
 def ksrc():
-    p = subprocess.run(["bash", "-c", '. "$1/scripts/lib.sh" && hp_ksrc && echo "$HP_KSRC"',
-                        "-", TOP], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "hptool", "ksrc"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(TOP, "scripts")))
     return p.stdout.strip() if p.returncode == 0 else None
 
 

@@ -13,7 +13,10 @@ report.json, and the results lava-run logged for the same kernel).
     probe's own catch line; a target or parameter that would break the job is refused;
   - the device dictionary renders through lava-server's qemu template;
   - the recorded LAVA results equal report.json's outcomes (names = KCIDB's test paths),
-    and a flipped result or a duplicate name is caught.
+    and a flipped result or a duplicate name is caught;
+  - make lava-lab's services stop, each with its process group and every descendant (one
+    in a session of its own too), one that ignores SIGTERM too; a failed step is a failed
+    check.
 Prints one "check host <name>: ok|FAIL|SKIP" line per test; exit 1 on any FAIL.
 """
 import gzip
@@ -24,13 +27,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 TOP = os.path.dirname(SCRIPTS)
 REC = os.path.join(HERE, "lava")
 sys.path.insert(0, SCRIPTS)
-from hptool import Error, kcidb, lava  # noqa: E402
+from hptool import Error, kcidb, lava, lava_lab  # noqa: E402
 
 LAVA_SCHEMA = "/usr/share/lava-common/lava-schema.py"
 results = []
@@ -262,11 +266,50 @@ def test_compare():
         check("lava-results-chance-not-compared", ok3, f"{flipped[:1]}: {say3}")
 
 
+def test_lab():
+    """the lab's stop: SIGTERM to each service's process group, SIGKILL where that is ignored,
+    every process of the groups gone (a child too); a failed step records its FAIL line"""
+    d = tempfile.mkdtemp()
+    os.makedirs(os.path.join(d, "log"))
+    got = []
+    lab = lava_lab.Lab("t", d, got.append)
+    # one ignores SIGTERM (its children too), one has a child in a session of its own (as
+    # lava-run's QEMU is)
+    services = [lab.start(["bash", "-c", "trap '' TERM; sleep 300 & sleep 300 & wait"], "deaf"),
+                lab.start(["bash", "-c", "setsid sleep 300 & sleep 300 & wait"], "plain")]
+    time.sleep(0.5)
+    trees = {p.pid: lab.tree(p.pid) for p in services}
+    running = [len(t) for t in trees.values()]
+    t0 = time.time()
+    lab.stop()
+    el = time.time() - t0
+    left = {pid: lab.alive(pid, procs) for pid, procs in trees.items()}
+    left = {k: v for k, v in left.items() if v}
+    for procs in left.values():
+        for pid in procs:
+            os.kill(pid, 9)
+    check("lava-lab-stop", running == [3, 3] and not left and 5 < el < 30
+          and got == ["check lava-lab-stop-t: ok (every service this run started has stopped)"],
+          f"processes {running}, left {left}, {el:.1f} s, {got}")
+    got.clear()
+    try:
+        lab.fail("server", "gunicorn: no answer")
+        failed = False
+    except lava_lab.Failed:
+        failed = True
+    check("lava-lab-step-fails", failed and got == ["check lava-lab-server-t: FAIL (gunicorn: no answer)"],
+          str(got))
+    check("lava-lab-job-field", lava_lab.job_field("id     : 1\nstate  : Finished\nHealth : Complete\n", "state")
+          == "Finished" and lava_lab.job_field("state :\n", "Health") == "", "")
+    shutil.rmtree(d)
+
+
 def main():
     test_guest_script()
     test_job()
     test_device()
     test_compare()
+    test_lab()
     return 0 if all(results) else 1
 
 
