@@ -48,8 +48,7 @@ check:
 # the cost of each code-changing feature on one target (timed in the guest)
 bench:
 	@$(HPTOOL) deps $(if $(filter arm64%,$(TARGET)),--arm64)
-	@PANIC_GUESTS=no $(HPTOOL) run $(TARGET) >/dev/null
-	@cat results/$(TARGET)/bench-table.txt
+	@$(HPTOOL) bench --run $(TARGET)
 
 # the comparison matrix: run every target (default x86_64-gcc x86_64-clang arm64-gcc
 # arm64-clang; COMPILERS=clang-22 adds x86_64-clang-22 and arm64-clang-22), then render

@@ -16,7 +16,9 @@
   judge RESULTS_DIR TABLE [TARGET] | --lockdown DIR | --refusals SETTING all|any DIR
                                 judge a results directory ("check" lines; hptool judge -h)
   collect RESULTS_DIR TARGET    split a guest's console.log into the results files
-  bench RESULTS_DIR MODULE_BUILD_DIR   the cost table of the code-changing features
+  bench RESULTS_DIR MODULE_BUILD_DIR | --run TARGET   the cost table of the code-changing
+                                features (--run: of a run of TARGET without its panic guests;
+                                make bench)
   ccprobe [-o FILE] [-v] ...    what each installed compiler accepts and emits (make ccprobe)
   matrix [TARGET...]            hptool run of each target, the compiler layer, matrix-render
                                 (make matrix; env TARGETS, COMPILERS, KVERS, RESULTS)

@@ -91,7 +91,23 @@ def main(rdir, mdir):
 
 def cli(args):
     ap = argparse.ArgumentParser(prog="hptool bench", description=__doc__.splitlines()[0])
-    ap.add_argument("results_dir")
-    ap.add_argument("module_build_dir")
+    ap.add_argument("results_dir", nargs="?")
+    ap.add_argument("module_build_dir", nargs="?")
+    ap.add_argument("--run", metavar="TARGET",
+                    help="make bench: hptool run of TARGET without its panic guests (its report on stdout "
+                         "dropped, its progress lines kept), then the run's cost table")
     a = ap.parse_args(args)
+    if a.run:
+        import subprocess
+        from . import TOP, targets, tool, tool_env
+        if subprocess.run(tool("run", a.run), env=tool_env(PANIC_GUESTS="no"),
+                          stdout=subprocess.DEVNULL).returncode:
+            return 1
+        table = os.path.join(os.environ.get("RESULTS") or os.path.join(TOP, "results"),
+                             targets.result_name(a.run), "bench-table.txt")
+        with open(table) as f:
+            sys.stdout.write(f.read())
+        return 0
+    if not (a.results_dir and a.module_build_dir):
+        ap.error("RESULTS_DIR and MODULE_BUILD_DIR, or --run TARGET")
     return main(a.results_dir, a.module_build_dir)

@@ -132,7 +132,7 @@ def test_targets(rec):
             break
     else:
         check("hptool-target-malformed", True, "riscv-clang-19, x86_64-clang-, x86_64-gcc-13 refused")
-    # "ARCH COMPILER", one line (lib.sh reads the two words); a kernel of its own: from its .config
+    # "ARCH COMPILER", one line (two words); a kernel of its own: from its .config
     p = hptool("target", "arm64-gcc")
     with tempfile.TemporaryDirectory(prefix="hp-target-") as d:
         with open(os.path.join(d, ".config"), "w") as f:
