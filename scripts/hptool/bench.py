@@ -94,17 +94,18 @@ def cli(args):
     ap.add_argument("results_dir", nargs="?")
     ap.add_argument("module_build_dir", nargs="?")
     ap.add_argument("--run", metavar="TARGET",
-                    help="make bench: hptool run of TARGET without its panic guests (its report on stdout "
-                         "dropped, its progress lines kept), then the run's cost table")
+                    help="make bench: hptool run of TARGET without its panic guests into RESULTS/bench/ "
+                         "(make run's results/<target>/ stays whole; its report on stdout dropped, its "
+                         "progress lines kept), then the run's cost table")
     a = ap.parse_args(args)
     if a.run:
         import subprocess
         from . import TOP, targets, tool, tool_env
-        if subprocess.run(tool("run", a.run), env=tool_env(PANIC_GUESTS="no"),
+        results = os.path.join(os.path.abspath(os.environ.get("RESULTS") or os.path.join(TOP, "results")), "bench")
+        if subprocess.run(tool("run", a.run), env=tool_env(PANIC_GUESTS="no", RESULTS=results),
                           stdout=subprocess.DEVNULL).returncode:
             return 1
-        table = os.path.join(os.environ.get("RESULTS") or os.path.join(TOP, "results"),
-                             targets.result_name(a.run), "bench-table.txt")
+        table = os.path.join(results, targets.result_name(a.run), "bench-table.txt")
         with open(table) as f:
             sys.stdout.write(f.read())
         return 0

@@ -16,6 +16,20 @@ from . import kconfig
 _parser = None
 
 
+def _load(name, path):
+    """the Python file @path imported as the module @name"""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return mod
+
+
 def parser(ksrc=None):
     """the kunit_parser module of the kernel source."""
     global _parser
@@ -25,12 +39,10 @@ def parser(ksrc=None):
         if not ksrc or not os.path.isfile(os.path.join(kdir, "kunit_parser.py")):
             raise Error("no kunit_parser.py: no kernel source (run hptool deps and make run once "
                         "to extract linux-source-6.12, or pass KSRC=<tree>)")
-        sys.path.insert(0, kdir)
-        try:
-            import kunit_parser  # noqa: E402
-            import kunit_printer  # noqa: E402
-        finally:
-            sys.path.remove(kdir)
+        # by path, without touching sys.path: kunit_printer first, under the name by which
+        # kunit_parser imports it ("from kunit_printer import stdout")
+        kunit_printer = _load("kunit_printer", os.path.join(kdir, "kunit_printer.py"))
+        kunit_parser = _load("kunit_parser", os.path.join(kdir, "kunit_parser.py"))
         # the parser prints its progress; the bench wants only the result
         kunit_printer.stdout._output = io.StringIO()
         kunit_printer.stdout._use_color = False

@@ -29,6 +29,7 @@ import time
 from . import CACHE, TOP, Error, read_text, say, tool, tool_env, to_log
 from . import targets
 from .check import Log
+from .lava_run import compared
 
 PGBIN = "/usr/lib/postgresql/15/bin"
 WORKER, DEVICE = "hp-lab", "hp-qemu-01"
@@ -368,21 +369,7 @@ def results(lab, job, out, report):
         f.write(text)
     if rc:
         lab.fail("results", f"lavacli results: {why(os.path.join(out, 'results.err'))}")
-    p = subprocess.run(tool("lava-compare", res, report, "--server"), env=tool_env(), stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, errors="replace")
-    with open(os.path.join(out, "compare.txt"), "w") as f:
-        f.write(p.stdout)
-    lines = p.stdout.splitlines()
-    for ln in lines:
-        if not ln.startswith("check "):
-            print(ln)
-    sys.stdout.flush()
-    checks = [ln.replace("check lava-results:", f"check lava-lab-results-{lab.name}:", 1) for ln in lines
-              if ln.startswith("check lava-results:")]
-    for ln in checks:
-        lab.record(ln)
-    if not any(ln.startswith("check ") for ln in lines):
-        lab.record(f"check lava-lab-results-{lab.name}: FAIL ({(lines or [''])[-1]})")
+    compared(lab.record, res, report, os.path.join(out, "compare.txt"), f"lava-lab-results-{lab.name}", server=True)
 
 
 def lab_run(lab, t, rdir, ldir, out):

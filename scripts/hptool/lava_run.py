@@ -19,6 +19,26 @@ from . import initramfs, kbuild, qemu, targets
 from .check import Log
 
 
+def compared(record, results, report, out, check, server=False):
+    """hptool lava-compare of a job's @results (lava-run's log, or with @server a server's
+    lavacli results) and @report: its lines into @out, the per-result lines shown, its
+    check line recorded as "check @check: ..." (a FAIL of its own when it printed none)"""
+    p = subprocess.run(tool("lava-compare", results, report, *(["--server"] if server else [])), env=tool_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    with open(out, "w") as f:
+        f.write(p.stdout)
+    lines = p.stdout.splitlines()
+    for ln in lines:
+        if not ln.startswith("check "):
+            print(ln)
+    sys.stdout.flush()
+    for ln in lines:
+        if ln.startswith("check lava-results:"):
+            record(ln.replace("check lava-results:", f"check {check}:", 1))
+    if not any(ln.startswith("check ") for ln in lines):
+        record(f"check {check}: FAIL ({(lines or [''])[-1]})")
+
+
 def cli(argv):
     ap = argparse.ArgumentParser(prog="hptool lava", description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -108,19 +128,7 @@ def cli(argv):
     if '"lvl": "results"' not in open(lava_log, errors="replace").read():
         record(f"check lava-results-{name}: FAIL (no results in {lava_log})")
     else:
-        p = subprocess.run(tool("lava-compare", lava_log, os.path.join(rdir, "report.json")), env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-        with open(os.path.join(ldir, "compare.txt"), "w") as f:
-            f.write(p.stdout)
-        lines = p.stdout.splitlines()
-        for ln in lines:
-            if not ln.startswith("check "):
-                print(ln)
-        got = [ln.replace("check lava-results:", f"check lava-results-{name}:", 1) for ln in lines
-               if ln.startswith("check lava-results:")]
-        for ln in got:
-            record(ln)
-        if not any(ln.startswith("check ") for ln in lines):
-            record(f"check lava-results-{name}: FAIL ({(lines or [''])[-1]})")
+        compared(record, lava_log, os.path.join(rdir, "report.json"), os.path.join(ldir, "compare.txt"),
+                 f"lava-results-{name}")
     sys.stdout.flush()
     return subprocess.run(tool("tally", record.path), env=env).returncode
