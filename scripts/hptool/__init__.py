@@ -48,6 +48,11 @@ def to_log(argv, log, env=None, cwd=None, timeout=None, append=False):
             return 124
 
 
+def results_root(env=None):
+    """where runs write results/<target>/: RESULTS, else results/ of this checkout (absolute)"""
+    return os.path.abspath((env if env is not None else os.environ).get("RESULTS") or os.path.join(TOP, "results"))
+
+
 def read_text(path):
     """a text file's contents, "" when it cannot be read"""
     try:

@@ -100,8 +100,8 @@ def cli(args):
     a = ap.parse_args(args)
     if a.run:
         import subprocess
-        from . import TOP, targets, tool, tool_env
-        results = os.path.join(os.path.abspath(os.environ.get("RESULTS") or os.path.join(TOP, "results")), "bench")
+        from . import results_root, targets, tool, tool_env
+        results = os.path.join(results_root(), "bench")
         if subprocess.run(tool("run", a.run), env=tool_env(PANIC_GUESTS="no", RESULTS=results),
                           stdout=subprocess.DEVNULL).returncode:
             return 1

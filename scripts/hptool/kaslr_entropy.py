@@ -20,7 +20,7 @@ import math
 import os
 import re
 
-from . import TOP, initramfs, kbuild, qemu, say, targets
+from . import initramfs, kbuild, qemu, results_root, say, targets
 
 # the one-probe guest's "cat run" line (the kernel log has no evidence: it may hold the offset)
 RESULT = re.compile(r"^kaslr\.text (\w+) (.*?)\r?$", re.M)
@@ -92,7 +92,7 @@ def cli_run(argv):
     env = os.environ
     t = targets.resolve(a.target)       # a reference target: its tools checked before a build
     name = targets.result_name(a.target)
-    results = env.get("RESULTS") or os.path.join(TOP, "results")
+    results = results_root(env)
     kdir = kbuild.Build(a.target).build(False)
     rdir, image = os.path.join(results, name), os.path.join(kdir, qemu.image(t.arch))
     _, initrd = initramfs.guest_files(a.target, name, t.arch, kdir)

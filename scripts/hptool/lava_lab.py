@@ -62,14 +62,17 @@ def job_field(text, name):
 
 
 class Lab:
-    """the services this run started, each in a session of its own (one process group,
-    which holds its children too: the worker's lava-run and QEMU), and the PostgreSQL
-    cluster; stop() ends them newest first"""
+    """the services this run started, each in a session of its own, and the PostgreSQL
+    cluster; stop() ends them newest first, each with its process group and every
+    descendant (the worker's lava-run and QEMU run outside the worker's group)"""
 
     def __init__(self, name, state, record):
         self.name, self.state, self.record = name, state, record
-        self.procs, self.pg, self.url, self.token = [], None, None, None
-        self.minutes = 30
+        self.procs, self.pg, self.host, self.token = [], None, None, None
+
+    @property
+    def url(self):
+        return f"http://{self.host}"
 
     def log(self, what):
         return os.path.join(self.state, "log", what)
@@ -97,7 +100,7 @@ class Lab:
 
     def lava(self, *args, out=None):
         """lavacli against this lab's server: (status, stdout text)"""
-        p = subprocess.run(["lavacli", "--uri", f"http://admin:{self.token}@{self.url[len('http://'):]}/RPC2",
+        p = subprocess.run(["lavacli", "--uri", f"http://admin:{self.token}@{self.host}/RPC2",
                             *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=out or subprocess.DEVNULL, text=True, errors="replace")
         return p.returncode, p.stdout
@@ -261,7 +264,7 @@ def server(lab):
         f.write(token[0] + "\n")
 
     port = free_port()
-    lab.url = f"http://127.0.0.1:{port}"
+    lab.host = f"127.0.0.1:{port}"
     say("lava-lab", lab.name, f"gunicorn (lava_server.wsgi) on {lab.url}, lava-scheduler")
     guni = lab.start(["gunicorn3", "lava_server.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2",
                       "--worker-class", "eventlet", "--timeout", "60", "--log-level", "INFO",
@@ -372,7 +375,7 @@ def results(lab, job, out, report):
     compared(lab.record, res, report, os.path.join(out, "compare.txt"), f"lava-lab-results-{lab.name}", server=True)
 
 
-def lab_run(lab, t, rdir, ldir, out):
+def lab_run(lab, t, rdir, ldir, out, minutes):
     name = lab.name
     say("lava-lab", name, "packages: lava-dispatcher, lavacli, lava-server (hptool deps --lava --lava-server)")
     if lab.logged(tool("deps", "--lava", "--lava-server"), "deps", env=tool_env()):
@@ -392,11 +395,11 @@ def lab_run(lab, t, rdir, ldir, out):
     server_env(lab)
     server(lab)
     worker = device(lab, ldir, out)
-    say("lava-lab", name, f"lab up in {int(time.time() - t0)} s")
-    job, el = run_job(lab, worker, out, lab.minutes)
-    t1 = time.time() - el
+    up = int(time.time() - t0)
+    say("lava-lab", name, f"lab up in {up} s")
+    job, el = run_job(lab, worker, out, minutes)
     results(lab, job, out, os.path.join(rdir, "report.json"))
-    lab.record(f"lava-lab: job {job} in {el} s (lab up in {int(t1 - t0)} s); server results "
+    lab.record(f"lava-lab: job {job} in {el} s (lab up in {up} s); server results "
                f"{os.path.join(out, 'results.yaml')}")
 
 
@@ -426,13 +429,12 @@ def cli(argv):
     os.makedirs(out)
     record = Log(os.path.join(out, "check.log"))
     lab = Lab(name, state, record)
-    lab.minutes = minutes
 
     def interrupted(signum, frame):
         raise Interrupted()
     old = {s: signal.signal(s, interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        lab_run(lab, t, rdir, ldir, out)
+        lab_run(lab, t, rdir, ldir, out, minutes)
     except Failed:
         pass
     except (Error, OSError) as e:

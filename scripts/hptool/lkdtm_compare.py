@@ -40,7 +40,7 @@ import shutil
 import subprocess
 import sys
 
-from . import TOP, Error, say, tool, tool_env
+from . import TOP, Error, results_root, say, tool, tool_env
 from .collect import frames, read
 
 TS = re.compile(r"^\[\s*[0-9.]+\]\s?")
@@ -300,7 +300,7 @@ def cli_run(args):
     if not os.path.isfile(tests_txt):
         raise Error(f"no {tests_txt}: LKDTM's expectations come from the kernel source")
     unlisted = os.path.join(TOP, "scripts", "lkdtm", "unlisted")
-    results = os.path.abspath(env.get("RESULTS") or os.path.join(TOP, "results"))
+    results = results_root(env)
     rdir, mdir = os.path.join(results, a.target), kbuild.module_dir(a.target, env={})
     if not (os.path.isfile(os.path.join(rdir, "report.json")) and os.path.isfile(os.path.join(mdir, "hardprobe.ko"))):
         say("lkdtm", a.target, "no hardprobe results yet: make run first")

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from . import TOP, Error, lines, read_text, say, to_log, tool, tool_env
+from . import Error, lines, read_text, results_root, say, to_log, tool, tool_env
 from . import debian, matrix, targets
 
 # the stage that failed: the one after the last that hptool run recorded in stages.txt
@@ -91,7 +91,7 @@ def cli(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("targets", nargs="*")
     a = ap.parse_args(argv)
-    res = os.path.abspath(os.environ.get("RESULTS") or os.path.join(TOP, "results"))
+    res = results_root()
     os.makedirs(res, exist_ok=True)
     # the targets given (default x86_64-gcc x86_64-clang arm64-gcc arm64-clang), then
     # <arch>-clang-<N> for each clang-<N> of COMPILERS, no repeats

@@ -25,7 +25,7 @@ import re
 import time
 import traceback
 
-from . import TOP, Error, read_text, say
+from . import Error, read_text, results_root, say
 from . import bench, collect, debian, initramfs, kbuild, qemu, targets
 
 
@@ -95,7 +95,7 @@ def run(target, env=os.environ):
     # KVER=6.1: the reference kernel of that version; its results (and the name the guest
     # reports) are <target>-6.1, beside the 6.12 ones
     name = target if prebuilt else targets.result_name(target)
-    results = os.path.abspath(env.get("RESULTS") or os.path.join(TOP, "results"))
+    results = results_root(env)
     rdir = os.path.join(results, name)
     os.makedirs(rdir, exist_ok=True)
     for pat in ("*.txt", "*.json", "*.ktap", "*.log", "*.rc", "timings"):

@@ -942,6 +942,7 @@ def test_say():
     check("say-line", len(lines) == 3 and all(re.match(r"^\[hardprobe +1m1\ds\] " + re.escape(w) + "$", ln)
                                               for w, ln in zip(want, lines)), q.stderr)
 
+
 def test_renames():
     """module/lib/renames.h is what scripts/kconfig-renames generates; fragments are spelled
     per kernel version."""

@@ -267,8 +267,9 @@ def test_compare():
 
 
 def test_lab():
-    """the lab's stop: SIGTERM to each service's process group, SIGKILL where that is ignored,
-    every process of the groups gone (a child too); a failed step records its FAIL line"""
+    """the lab's stop: SIGTERM to each service's process group and descendants, SIGKILL where
+    that is ignored, every one of them gone (a child in a session of its own too); a failed
+    step records its FAIL line"""
     d = tempfile.mkdtemp()
     os.makedirs(os.path.join(d, "log"))
     got = []
